@@ -1,0 +1,369 @@
+// Package localcluster runs a real Kubernetes control plane on 127.0.0.1 without containers:
+// etcd, kube-apiserver and KWOK (which turns Node objects into Ready fake nodes and bound pods
+// into Running ones). It serves `hack/local-up.sh`, `make run` and the integration and e2e
+// tests, so that all of them exercise the same set-up.
+//
+// Every process writes a PID file and a log under the run directory; Start checks that each
+// process is still alive while it waits for it and tears everything down when a step fails.
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options configure a local control plane.
+type Options struct {
+	// Dir holds certificates, etcd data, logs, PID files and the kubeconfig.
+	Dir string
+	// BinDir holds etcd, kube-apiserver and kwok.
+	BinDir string
+	// KwokStages is the KWOK stages file (hack/kwok/stages.yaml).
+	KwokStages string
+	// EtcdPort, EtcdPeerPort and APIServerPort: 0 picks a free port (tests); make run uses fixed ones.
+	EtcdPort, EtcdPeerPort, APIServerPort int
+	// StartTimeout bounds the wait for each process to become healthy.
+	StartTimeout time.Duration
+	// Detach starts the processes in their own session so that they outlive this program
+	// (hack/local-up.sh); otherwise Stop (or the end of the test binary) ends them.
+	Detach bool
+}
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	Dir        string
+	Kubeconfig string
+	// Config is an admin client configuration for the apiserver.
+	Config *rest.Config
+	procs  []*process
+}
+
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	pidFile string
+	exited  chan struct{}
+	err     error
+}
+
+// Start brings up etcd, kube-apiserver and KWOK and waits until the apiserver is ready and
+// KWOK runs. On failure it stops what it started and returns an error that names the failed
+// process and the tail of its log.
+func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 90 * time.Second
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver", "kwok"} {
+		if !fileExists(filepath.Join(o.BinDir, bin)) {
+			return nil, fmt.Errorf("%s not found in %s: run `make tools` first", bin, o.BinDir)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(o.Dir, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	for _, p := range []*int{&o.EtcdPort, &o.EtcdPeerPort, &o.APIServerPort} {
+		if *p == 0 {
+			if *p, err = freePort(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	certs, err := ensurePKI(filepath.Join(o.Dir, "pki"))
+	if err != nil {
+		return nil, fmt.Errorf("writing certificates: %w", err)
+	}
+	c := &Cluster{Dir: o.Dir, Kubeconfig: filepath.Join(o.Dir, "kubeconfig")}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", o.EtcdPort)
+	etcd, err := c.spawn(o, "etcd",
+		"--name=phalanx-local",
+		"--data-dir="+filepath.Join(o.Dir, "etcd-data"),
+		"--listen-client-urls="+etcdURL,
+		"--advertise-client-urls="+etcdURL,
+		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", o.EtcdPeerPort),
+		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", o.EtcdPeerPort),
+		fmt.Sprintf("--initial-cluster=phalanx-local=http://127.0.0.1:%d", o.EtcdPeerPort),
+		"--unsafe-no-fsync",
+		"--quota-backend-bytes=4294967296",
+		"--log-level=warn",
+	)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(ctx, etcd, o.StartTimeout, etcdURL+"/health", nil); err != nil {
+		return nil, err
+	}
+
+	apiURL := fmt.Sprintf("https://127.0.0.1:%d", o.APIServerPort)
+	api, err := c.spawn(o, "kube-apiserver",
+		"--etcd-servers="+etcdURL,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(o.APIServerPort),
+		"--tls-cert-file="+certs.ServingCert,
+		"--tls-private-key-file="+certs.ServingKey,
+		"--client-ca-file="+certs.CACert,
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file="+certs.SAPub,
+		"--service-account-signing-key-file="+certs.SAKey,
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--authorization-mode=Node,RBAC",
+		// No controller-manager: no default ServiceAccount, and nothing would lift the
+		// not-ready taint that TaintNodesByCondition puts on new nodes.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+		"--endpoint-reconciler-type=none",
+		"--allow-privileged=true",
+		"--v=1",
+	)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(certs.CACert)
+	if err != nil {
+		return nil, err
+	}
+	pool.AppendCertsFromPEM(caPEM)
+	admin, err := tls.LoadX509KeyPair(certs.AdminCert, certs.AdminKey)
+	if err != nil {
+		return nil, err
+	}
+	tlsCfg := &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{admin}, MinVersion: tls.VersionTLS12}
+	if err := waitHealthy(ctx, api, o.StartTimeout, apiURL+"/readyz", tlsCfg); err != nil {
+		return nil, err
+	}
+	if err := writeKubeconfig(c.Kubeconfig, apiURL, certs); err != nil {
+		return nil, err
+	}
+	if c.Config, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
+		return nil, err
+	}
+	c.Config.QPS, c.Config.Burst = 500, 1000
+
+	kwokPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	kwok, err := c.spawn(o, "kwok",
+		"--kubeconfig="+c.Kubeconfig,
+		"--config="+o.KwokStages,
+		"--manage-all-nodes=true",
+		"--cidr=10.244.0.1/16",
+		"--node-ip=127.0.0.1",
+		"--node-lease-duration-seconds=40",
+		fmt.Sprintf("--server-address=127.0.0.1:%d", kwokPort),
+	)
+	if err != nil {
+		return nil, err
+	}
+	// KWOK has no readiness endpoint that covers its informers; a short liveness window
+	// catches configuration errors (it exits at once on a bad stages file).
+	select {
+	case <-kwok.exited:
+		return nil, kwok.failure()
+	case <-time.After(500 * time.Millisecond):
+	}
+	return c, nil
+}
+
+// Attach returns the cluster described by dir/kubeconfig when its apiserver answers /readyz.
+// It is how tests reuse a control plane started by hack/local-up.sh.
+func Attach(ctx context.Context, dir string) (*Cluster, error) {
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("no local control plane in %s: %w", dir, err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return nil, fmt.Errorf("local control plane in %s is not ready: %w", dir, err)
+	}
+	return &Cluster{Dir: dir, Kubeconfig: kubeconfig, Config: cfg}, nil
+}
+
+// Stop ends the processes this Cluster started, newest first, and waits for them.
+func (c *Cluster) Stop() {
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		p := c.procs[i]
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+		_ = os.Remove(p.pidFile)
+	}
+	c.procs = nil
+}
+
+// StopDetached ends the processes recorded in the PID files under dir (hack/local-up.sh down).
+func StopDetached(dir string) error {
+	var errs []error
+	for _, name := range []string{"kwok", "kube-apiserver", "etcd"} {
+		pidFile := filepath.Join(dir, name+".pid")
+		raw, err := os.ReadFile(pidFile)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: bad PID file: %w", pidFile, err))
+			continue
+		}
+		if err := terminate(pid); err != nil {
+			errs = append(errs, fmt.Errorf("stopping %s (pid %d): %w", name, pid, err))
+		}
+		_ = os.Remove(pidFile)
+	}
+	return errors.Join(errs...)
+}
+
+func terminate(pid int) error {
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return syscall.Kill(pid, syscall.SIGKILL)
+}
+
+func (c *Cluster) spawn(o Options, name string, args ...string) (*process, error) {
+	logPath := filepath.Join(o.Dir, "logs", name+".log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(filepath.Join(o.BinDir, name), args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Setpgid keeps terminal signals (Ctrl-C on make run) from reaching the children
+	// directly; Setsid additionally detaches them from this program's session.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !o.Detach, Setsid: o.Detach}
+	if !o.Detach {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, pidFile: filepath.Join(o.Dir, name+".pid"), exited: make(chan struct{})}
+	if err := os.WriteFile(p.pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		_ = cmd.Process.Kill()
+		return nil, err
+	}
+	go func() {
+		p.err = cmd.Wait()
+		_ = logFile.Close()
+		close(p.exited)
+	}()
+	c.procs = append(c.procs, p)
+	return p, nil
+}
+
+func (p *process) failure() error {
+	return fmt.Errorf("%s exited (%v); last lines of its log:\n%s", p.name, p.err, tail(p.logPath(), 15))
+}
+
+func (p *process) logPath() string {
+	return filepath.Join(filepath.Dir(p.pidFile), "logs", p.name+".log")
+}
+
+// waitHealthy polls url until it answers 200, the process exits, or the timeout passes.
+func waitHealthy(ctx context.Context, p *process, timeout time.Duration, url string, tlsCfg *tls.Config) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-p.exited:
+			return p.failure()
+		case <-ctx.Done():
+			return fmt.Errorf("%s not healthy at %s after %s (last: %s); log tail:\n%s", p.name, url, timeout, last, tail(p.logPath(), 15))
+		case <-tick.C:
+		}
+	}
+}
+
+func writeKubeconfig(path, server string, p *pki) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["phalanx-local"] = &clientcmdapi.Cluster{Server: server, CertificateAuthority: p.CACert}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificate: p.AdminCert, ClientKey: p.AdminKey}
+	cfg.Contexts["phalanx-local"] = &clientcmdapi.Context{Cluster: "phalanx-local", AuthInfo: "admin", Namespace: "default"}
+	cfg.CurrentContext = "phalanx-local"
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tail(path string, n int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

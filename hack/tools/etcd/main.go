@@ -1,0 +1,10 @@
+// Command etcd runs the etcd server for the local control plane.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates everything derived from pkg/apis: deepcopy functions and CRDs (controller-gen),
+# typed clientsets, listers and informers (code-generator). Tools come from bin/ (make generate).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bin="$root/bin"
+out="${CODEGEN_OUT:-$root}"   # hack/verify.sh generates into a copy and compares
+module=github.com/phalanx-sched/phalanx
+export GOFLAGS=-mod=vendor
+
+echo ">> controller-gen: deepcopy"
+"$bin/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
+echo ">> controller-gen: CRDs -> manifests/crds"
+rm -f manifests/crds/*.yaml
+# Descriptions are dropped: with the full PodSpec schema they make the PodCliqueSet CRD too
+# large for client-side `kubectl apply` (262144-byte annotation limit). allowDangerousTypes: PodGang
+# status.placementScore is a float in the Grove API, kept for compatibility.
+"$bin/controller-gen" crd:maxDescLen=0,allowDangerousTypes=true paths=./pkg/apis/... output:crd:artifacts:config=manifests/crds
+
+groups=(grove/v1alpha1 scheduler/v1alpha1 scheduling/v1alpha1)
+inputs=(); pkgs=()
+for gv in "${groups[@]}"; do inputs+=(--input "$gv"); pkgs+=("$module/pkg/apis/$gv"); done
+
+rm -rf pkg/client
+echo ">> client-gen"
+"$bin/client-gen" --go-header-file hack/boilerplate.go.txt \
+  --output-dir pkg/client/clientset --output-pkg "$module/pkg/client/clientset" \
+  --clientset-name versioned --input-base "$module/pkg/apis" "${inputs[@]}"
+echo ">> lister-gen"
+"$bin/lister-gen" --go-header-file hack/boilerplate.go.txt \
+  --output-dir pkg/client/listers --output-pkg "$module/pkg/client/listers" "${pkgs[@]}"
+echo ">> informer-gen"
+"$bin/informer-gen" --go-header-file hack/boilerplate.go.txt \
+  --output-dir pkg/client/informers --output-pkg "$module/pkg/client/informers" \
+  --versioned-clientset-package "$module/pkg/client/clientset/versioned" \
+  --listers-package "$module/pkg/client/listers" "${pkgs[@]}"
+gofmt -s -w pkg/apis pkg/client

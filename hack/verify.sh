@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fails when generated files differ from what `make generate` writes, when Go files are not
+# gofmt-clean, or when vendor/ does not match go.mod.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+status=0
+
+generated=(pkg/apis pkg/client manifests/crds)
+before=$(mktemp -d); trap 'rm -rf "$before"' EXIT
+for p in "${generated[@]}"; do mkdir -p "$before/$p"; cp -a "$p/." "$before/$p/"; done
+make --no-print-directory generate >/dev/null
+for p in "${generated[@]}"; do
+  if ! diff -r -q "$before/$p" "$p" >/dev/null; then
+    echo "stale generated files under $p (run make generate and commit):"; diff -r -q "$before/$p" "$p" || true
+    status=1
+  fi
+done
+
+unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '^vendor/') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then echo "not gofmt-clean:"; echo "$unformatted"; status=1; fi
+
+if ! go mod verify >/dev/null 2>&1 || ! go mod vendor -o "$before/vendor" 2>/dev/null || ! diff -r -q "$before/vendor" vendor >/dev/null; then
+  echo "vendor/ does not match go.mod (run go mod tidy && go mod vendor)"; status=1
+fi
+go vet -mod=vendor ./... || status=1
+[ $status -eq 0 ] && echo "verify: ok"
+exit $status

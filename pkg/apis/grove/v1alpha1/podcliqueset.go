@@ -1,0 +1,293 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.hpaPodSelector
+// +kubebuilder:resource:shortName={pcs}
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.availableReplicas`
+// +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.updatedReplicas`
+// +kubebuilder:printcolumn:name="Strategy",type=string,JSONPath=`.spec.updateStrategy.type`
+// +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// PodCliqueSet is a set of identical replicas of a multi-role workload (for example prefill and
+// decode with leaders and workers). Each replica is made of PodCliques and PodCliqueScalingGroups
+// and is gang-scheduled through PodGangs.
+type PodCliqueSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state of the PodCliqueSet.
+	Spec PodCliqueSetSpec `json:"spec"`
+	// Status is the observed state of the PodCliqueSet.
+	// +optional
+	Status PodCliqueSetStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PodCliqueSetList is a list of PodCliqueSets.
+type PodCliqueSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PodCliqueSet `json:"items"`
+}
+
+// PodCliqueSetSpec is the desired state of a PodCliqueSet.
+// +kubebuilder:validation:XValidation:rule="!has(self.updateStrategy) || !has(self.updateStrategy.type) || self.updateStrategy.type != 'ReplicaRecreate' || !has(self.template.cliques) || self.template.cliques.all(c, !has(c.updateStrategy))",message="clique updateStrategy is not used under ReplicaRecreate; remove it",fieldPath=".template.cliques"
+// +kubebuilder:validation:XValidation:rule="!has(self.updateStrategy) || !has(self.updateStrategy.type) || self.updateStrategy.type != 'ReplicaRecreate' || !has(self.template.podCliqueScalingGroups) || self.template.podCliqueScalingGroups.all(g, !has(g.updateStrategy))",message="scaling group updateStrategy is not used under ReplicaRecreate; remove it",fieldPath=".template.podCliqueScalingGroups"
+type PodCliqueSetSpec struct {
+	// Replicas is the desired number of PodCliqueSet replicas.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// UpdateStrategy says how replicas are replaced when the template changes.
+	// +optional
+	UpdateStrategy *PodCliqueSetUpdateStrategy `json:"updateStrategy,omitempty"`
+	// Template describes every replica.
+	Template PodCliqueSetTemplateSpec `json:"template"`
+}
+
+// UpdateStrategyType is the kind of update of a PodCliqueSet.
+// +kubebuilder:validation:Enum=RollingUpdate;ReplicaRecreate
+type UpdateStrategyType string
+
+const (
+	// RollingUpdateStrategyType updates PCS replicas one at a time; inside a replica, standalone
+	// cliques roll pods and scaling groups roll their replicas, each by its own budget.
+	RollingUpdateStrategyType UpdateStrategyType = "RollingUpdate"
+	// ReplicaRecreateStrategyType deletes and recreates whole PCS replicas (for versions that
+	// cannot run beside each other), with PCS-level maxUnavailable and maxSurge.
+	ReplicaRecreateStrategyType UpdateStrategyType = "ReplicaRecreate"
+)
+
+// DefaultProgressDeadlineSeconds is the progress deadline when none is given.
+const DefaultProgressDeadlineSeconds int32 = 600
+
+// PodCliqueSetUpdateStrategy says how a PodCliqueSet is updated.
+// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || (has(self.type) && self.type == 'ReplicaRecreate') || ((!has(self.rollingUpdate.maxUnavailable) || self.rollingUpdate.maxUnavailable == 1) && (!has(self.rollingUpdate.maxSurge) || self.rollingUpdate.maxSurge == 0))",message="rollingUpdate budgets at the PodCliqueSet level are only allowed with type ReplicaRecreate (RollingUpdate always updates one replica at a time: maxUnavailable 1, maxSurge 0)",fieldPath=".rollingUpdate"
+type PodCliqueSetUpdateStrategy struct {
+	// Type is RollingUpdate (default) or ReplicaRecreate.
+	// +kubebuilder:default=RollingUpdate
+	// +optional
+	Type UpdateStrategyType `json:"type,omitempty"`
+	// RollingUpdate holds the PCS-level budgets. Only valid with ReplicaRecreate.
+	// +optional
+	RollingUpdate *RollingUpdateBudget `json:"rollingUpdate,omitempty"`
+	// ProgressDeadlineSeconds is how long an update may make no progress before the
+	// PodCliqueSet reports Progressing=False with reason ProgressDeadlineExceeded. The update
+	// keeps trying after that.
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// RollingUpdateBudget bounds how many members may be unavailable and how many may be created
+// above the desired count during an update. Values are absolute numbers or percentages of the
+// desired count; surge rounds up, unavailable rounds down, as for Deployments.
+type RollingUpdateBudget struct {
+	// MaxUnavailable is how many members may be unavailable because of the update.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : self.matches('^[0-9]+%$')",message="must be a non-negative integer or a percentage such as '25%'"
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// MaxSurge is how many members may be created above the desired count.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : self.matches('^[0-9]+%$')",message="must be a non-negative integer or a percentage such as '25%'"
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+}
+
+// ComponentUpdateStrategy is the update strategy of a standalone clique (pods) or a scaling
+// group (its replicas) under the RollingUpdate type. Defaults: maxUnavailable 1, maxSurge 0.
+// The format of the values is checked by the admission webhook: a CEL rule per list item
+// exceeds the apiserver's CRD cost budget.
+type ComponentUpdateStrategy struct {
+	// MaxUnavailable is how many members may be unavailable because of the update.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// MaxSurge is how many members may be created above the desired count.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+}
+
+// PodCliqueSetTemplateSpec describes one replica of a PodCliqueSet.
+type PodCliqueSetTemplateSpec struct {
+	// Cliques are the roles of a replica. There is at least one.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=map
+	// +listMapKey=name
+	Cliques []PodCliqueTemplateSpec `json:"cliques"`
+	// StartupType orders the start of the cliques of a replica.
+	// +kubebuilder:default=CliqueStartupTypeAnyOrder
+	// +optional
+	StartupType *CliqueStartupType `json:"cliqueStartupType,omitempty"`
+	// PriorityClassName is the priority class of every pod and PodGang of the PodCliqueSet.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// HeadlessServiceConfig configures the headless Service of each replica.
+	// +optional
+	HeadlessServiceConfig *HeadlessServiceConfig `json:"headlessServiceConfig,omitempty"`
+	// TopologyConstraint packs every gang of a replica into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// TerminationDelay is how long a gang that fell below its minimum may stay so before it is
+	// terminated.
+	// +optional
+	TerminationDelay *metav1.Duration `json:"terminationDelay,omitempty"`
+	// PodCliqueScalingGroupConfigs are groups of cliques that scale together.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfig `json:"podCliqueScalingGroups,omitempty"`
+}
+
+// CliqueStartupType orders the start of the cliques of a replica.
+// +kubebuilder:validation:Enum=CliqueStartupTypeAnyOrder;CliqueStartupTypeInOrder;CliqueStartupTypeExplicit
+type CliqueStartupType string
+
+const (
+	// CliqueStartupTypeAnyOrder starts the cliques in any order.
+	CliqueStartupTypeAnyOrder CliqueStartupType = "CliqueStartupTypeAnyOrder"
+	// CliqueStartupTypeInOrder starts the cliques in the order they are listed.
+	CliqueStartupTypeInOrder CliqueStartupType = "CliqueStartupTypeInOrder"
+	// CliqueStartupTypeExplicit starts the cliques after those named in startsAfter.
+	CliqueStartupTypeExplicit CliqueStartupType = "CliqueStartupTypeExplicit"
+)
+
+// HeadlessServiceConfig configures the headless Service of a replica.
+type HeadlessServiceConfig struct {
+	// PublishNotReadyAddresses publishes the addresses of pods that are not ready yet.
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses"`
+}
+
+// TopologyConstraint packs members into one topology domain.
+type TopologyConstraint struct {
+	// PackDomain is the node label key whose value all members must share.
+	// +optional
+	PackDomain *string `json:"packDomain,omitempty"`
+}
+
+// PodCliqueTemplateSpec describes one clique of a replica.
+type PodCliqueTemplateSpec struct {
+	// Name of the clique, unique in the PodCliqueSet.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=45
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// Labels are added to the PodClique and its pods.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are added to the PodClique and its pods.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// TopologyConstraint packs the pods of this clique into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// UpdateStrategy is the budget for rolling the pods of a standalone clique. It is rejected on
+	// a clique that belongs to a scaling group and under ReplicaRecreate.
+	// +optional
+	UpdateStrategy *ComponentUpdateStrategy `json:"updateStrategy,omitempty"`
+	// Spec is the specification of the PodClique made from this template.
+	Spec PodCliqueSpec `json:"spec"`
+}
+
+// PodCliqueScalingGroupConfig is a group of cliques that scale together as one unit.
+// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || !has(self.replicas) || self.minAvailable <= self.replicas",message="minAvailable must not exceed replicas",fieldPath=".minAvailable"
+type PodCliqueScalingGroupConfig struct {
+	// Name of the scaling group, unique in the PodCliqueSet.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=45
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// CliqueNames are the cliques that form one replica of the group.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=set
+	CliqueNames []string `json:"cliqueNames"`
+	// Replicas is the desired number of replicas of the group.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// MinAvailable is how many replicas of the group must be available for the PCS replica to
+	// be available. Replicas 0..minAvailable-1 form the base gang; higher ones are scaled gangs.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// UpdateStrategy is the budget for rolling the replicas of this group.
+	// +optional
+	UpdateStrategy *ComponentUpdateStrategy `json:"updateStrategy,omitempty"`
+	// TopologyConstraint packs each replica of this group into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// PodCliqueSetStatus is the observed state of a PodCliqueSet.
+type PodCliqueSetStatus struct {
+	// ObservedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Available, Progressing (reason ProgressDeadlineExceeded when stalled),
+	// SurgeBlocked.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Replicas is the number of PCS replicas that exist, surge replicas included.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// UpdatedReplicas is the number of replicas whose every member runs the current template.
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+	// AvailableReplicas is the number of replicas whose every gang meets its minimum with Ready pods.
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas"`
+	// Selector selects the pods of the PodCliqueSet (for the scale subresource).
+	// +optional
+	Selector *string `json:"hpaPodSelector,omitempty"`
+	// CurrentRevision is the hash of the template that the update moves to.
+	// +optional
+	CurrentRevision string `json:"currentRevision,omitempty"`
+	// UpdateProgress reports the update under way, or the last one.
+	// +optional
+	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
+}
+
+// PodCliqueSetUpdateProgress reports an update.
+type PodCliqueSetUpdateProgress struct {
+	// UpdateStartedAt is when the update to the current revision started.
+	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
+	// UpdateEndedAt is when every replica ran the current revision; unset while updating.
+	// +optional
+	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// LastProgressAt is when the update last made a step (for the progress deadline).
+	// +optional
+	LastProgressAt *metav1.Time `json:"lastProgressAt,omitempty"`
+	// UpdatingReplicas are the PCS replica indices being updated now.
+	// +optional
+	// +listType=set
+	UpdatingReplicas []int32 `json:"updatingReplicas,omitempty"`
+}
+
+// Condition types and reasons of a PodCliqueSet.
+const (
+	ConditionAvailable    = "Available"
+	ConditionProgressing  = "Progressing"
+	ConditionSurgeBlocked = "SurgeBlocked"
+
+	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+)

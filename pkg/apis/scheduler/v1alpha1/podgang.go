@@ -1,0 +1,149 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName={pg}
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
+// +kubebuilder:printcolumn:name="Waiting",type=string,JSONPath=`.status.conditions[?(@.type=="Unschedulable")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// PodGang is a group of pods that is scheduled all-or-nothing: each of its podgroups must get
+// at least minReplicas pods placed together, or none is.
+type PodGang struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the desired gang.
+	Spec PodGangSpec `json:"spec"`
+	// Status is written by the scheduler.
+	// +optional
+	Status PodGangStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PodGangList is a list of PodGangs.
+type PodGangList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PodGang `json:"items"`
+}
+
+// PodGangSpec is the desired gang.
+type PodGangSpec struct {
+	// PodGroups are the member groups of the gang.
+	// +kubebuilder:validation:MinItems=1
+	PodGroups []PodGroup `json:"podgroups"`
+	// TopologyConstraint packs the whole gang into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// TopologyConstraintGroupConfigs packs a subset of the podgroups into one domain.
+	// +optional
+	TopologyConstraintGroupConfigs []TopologyConstraintGroupConfig `json:"topologyConstraintGroupConfigs,omitempty"`
+	// PriorityClassName is the priority class of the gang.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// ReuseReservationRef names the PodGang this one replaces; the scheduler holds the capacity
+	// that gang freed for this one for a bounded time.
+	// +optional
+	ReuseReservationRef *NamespacedName `json:"reuseReservationRef,omitempty"`
+}
+
+// PodGroup is a set of pods of a gang that share one pod template.
+type PodGroup struct {
+	// Name of the podgroup, unique in the gang.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// PodReferences are the pods of the group.
+	PodReferences []NamespacedName `json:"podReferences"`
+	// MinReplicas is how many pods of the group must be placed together. Pods above it are
+	// placed best effort once the gang is established.
+	// +kubebuilder:validation:Minimum=0
+	MinReplicas int32 `json:"minReplicas"`
+	// TopologyConstraint packs the pods of this group into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// TopologyConstraint holds a packing constraint.
+type TopologyConstraint struct {
+	// PackConstraint is the packing constraint.
+	// +optional
+	PackConstraint *TopologyPackConstraint `json:"packConstraint,omitempty"`
+}
+
+// TopologyPackConstraint names node label keys (for example "example.com/rack") whose value
+// the members share.
+type TopologyPackConstraint struct {
+	// Required: every member on nodes with one value of this label, or none placed.
+	// +optional
+	Required *string `json:"required,omitempty"`
+	// Preferred: members placed on one value of this label where possible (a score).
+	// +optional
+	Preferred *string `json:"preferred,omitempty"`
+}
+
+// TopologyConstraintGroupConfig applies a constraint to some podgroups of a gang.
+type TopologyConstraintGroupConfig struct {
+	// Name of the group of podgroups.
+	Name string `json:"name"`
+	// PodGroupNames are the podgroups it covers.
+	PodGroupNames []string `json:"podGroupNames"`
+	// TopologyConstraint is the constraint.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// NamespacedName names an object.
+type NamespacedName struct {
+	// Namespace of the object.
+	Namespace string `json:"namespace"`
+	// Name of the object.
+	Name string `json:"name"`
+}
+
+// PodGangPhase is the phase of a PodGang.
+// +kubebuilder:validation:Enum=Pending;Starting;Running
+type PodGangPhase string
+
+const (
+	// PodGangPending: the gang is waiting to be placed.
+	PodGangPending PodGangPhase = "Pending"
+	// PodGangStarting: the quorum is bound and pods are starting.
+	PodGangStarting PodGangPhase = "Starting"
+	// PodGangRunning: every podgroup has at least minReplicas Running pods.
+	PodGangRunning PodGangPhase = "Running"
+)
+
+// Condition types of a PodGang.
+const (
+	// ConditionScheduled is True once the quorum of the gang has been bound. Its
+	// lastTransitionTime marks when the gang became established.
+	ConditionScheduled = "Scheduled"
+	// ConditionUnschedulable is True while the gang waits; its reason says for what.
+	ConditionUnschedulable = "Unschedulable"
+	// ConditionReady is True while every podgroup has minReplicas Ready pods.
+	ConditionReady = "Ready"
+)
+
+// PodGangStatus is written by the scheduler.
+type PodGangStatus struct {
+	// Phase is Pending, Starting or Running.
+	// +optional
+	Phase PodGangPhase `json:"phase,omitempty"`
+	// Conditions: Scheduled, Unschedulable, Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// PlacementScore rates the placement from 0 to 1 (1 = best possible).
+	// +optional
+	PlacementScore *float64 `json:"placementScore,omitempty"`
+}

@@ -1,0 +1,88 @@
+package gang
+
+import (
+	"strconv"
+
+	v1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
+)
+
+// Membership reads gang membership from pod labels.
+type Membership struct {
+	// SurgeLabel is the label key whose value "true" marks a surge member.
+	SurgeLabel string
+}
+
+// DefaultMembership uses the phalanx.dev/surge label.
+func DefaultMembership() Membership { return Membership{SurgeLabel: grovev1.LabelSurge} }
+
+// KeyOf returns the gang a pod belongs to: a PodGang by grove.io/podgang, else a PodGroup by
+// scheduling.x-k8s.io/pod-group.
+func (m Membership) KeyOf(pod *v1.Pod) (Key, bool) {
+	if name := pod.Labels[grovev1.LabelPodGang]; name != "" {
+		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
+	}
+	if name := pod.Labels[schedulingv1.LabelPodGroup]; name != "" {
+		return Key{Kind: KindPodGroup, Namespace: pod.Namespace, Name: name}, true
+	}
+	return Key{}, false
+}
+
+// BaseOf returns the base gang of a pod of a scaled PodGang (label grove.io/base-podgang).
+func (m Membership) BaseOf(pod *v1.Pod) (Key, bool) {
+	if name := pod.Labels[grovev1.LabelBasePodGang]; name != "" {
+		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
+	}
+	return Key{}, false
+}
+
+// IsSurge reports whether the pod is a surge member.
+func (m Membership) IsSurge(pod *v1.Pod) bool {
+	return m.SurgeLabel != "" && pod.Labels[m.SurgeLabel] == "true"
+}
+
+// MemberIndex is the pod's index in its clique (grove.io/podclique-pod-index), or 0.
+func MemberIndex(pod *v1.Pod) int {
+	i, err := strconv.Atoi(pod.Labels[grovev1.LabelPodCliquePodIndex])
+	if err != nil {
+		return 0
+	}
+	return i
+}
+
+// StateOf derives a member state from the pod object. Assumed is never derived: only the
+// scheduler knows it (Store.Assume).
+func StateOf(pod *v1.Pod) State {
+	switch {
+	case pod.Spec.NodeName != "":
+		return Bound
+	case len(pod.Spec.SchedulingGates) > 0:
+		return Gated
+	default:
+		return Pending
+	}
+}
+
+// RequestsOf returns the pod's effective requests (containers, init containers and overhead).
+func RequestsOf(pod *v1.Pod) Resources {
+	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	r := Resources{MilliCPU: req.Cpu().MilliValue(), Memory: req.Memory().Value()}
+	if q, ok := req[v1.ResourceName(ResourceGPU)]; ok {
+		r.GPU = q.Value()
+	}
+	return r
+}
+
+func podRunning(pod *v1.Pod) bool { return pod.Status.Phase == v1.PodRunning }
+
+func podReady(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}

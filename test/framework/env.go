@@ -1,0 +1,175 @@
+// Package framework is the harness of the integration and e2e tests: one real control plane
+// (etcd, kube-apiserver, KWOK) per test binary, a namespace and fake GPU nodes per test, and
+// phalanx-scheduler running in-process.
+//
+// Set PHALANX_LOCAL_DIR to the run directory of `hack/local-up.sh up` to reuse a running
+// control plane instead of starting one (faster when iterating). Tests of one binary run one
+// after another: nodes are cluster-wide and every test brings its own.
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	versioned "github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+)
+
+// Env is the control plane shared by the tests of one test binary.
+type Env struct {
+	Root    string
+	Cluster *localcluster.Cluster
+	Config  *rest.Config
+	Kube    kubernetes.Interface
+	Phalanx versioned.Interface
+}
+
+var shared *Env
+
+// Main starts (or attaches to) the control plane, runs the tests and stops what it started.
+// Call it from TestMain.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var cluster *localcluster.Cluster
+	if dir := os.Getenv("PHALANX_LOCAL_DIR"); dir != "" {
+		if cluster, err = localcluster.Attach(ctx, dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	} else {
+		binDir := os.Getenv("PHALANX_BIN_DIR")
+		if binDir == "" {
+			binDir = filepath.Join(root, "bin")
+		}
+		runDir, err := os.MkdirTemp("", "phalanx-it-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer func() { _ = os.RemoveAll(runDir) }()
+		start := time.Now()
+		cluster, err = localcluster.Start(ctx, localcluster.Options{
+			Dir:        runDir,
+			BinDir:     binDir,
+			KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"),
+		})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "starting the local control plane: %v\n", err)
+			return 1
+		}
+		defer cluster.Stop()
+		fmt.Fprintf(os.Stderr, "local control plane up in %s (%s)\n", time.Since(start).Round(10*time.Millisecond), runDir)
+	}
+	if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
+		fmt.Fprintf(os.Stderr, "installing CRDs: %v\n", err)
+		return 1
+	}
+	kube, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	phalanx, err := versioned.NewForConfig(cluster.Config)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	shared = &Env{Root: root, Cluster: cluster, Config: cluster.Config, Kube: kube, Phalanx: phalanx}
+	return m.Run()
+}
+
+// Shared returns the control plane of this test binary; tests must run under Main.
+func Shared(t testing.TB) *Env {
+	t.Helper()
+	if shared == nil {
+		t.Fatal("framework.Main was not called from TestMain")
+	}
+	return shared
+}
+
+// Context returns a context that ends with the test.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// NewNamespace creates a namespace for the test. At the end of the test its pods are deleted
+// at once (there is no kube-controller-manager to empty a terminating namespace).
+func (e *Env) NewNamespace(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("t-%s", rand.String(6))
+	ctx := context.Background()
+	if _, err := e.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = e.Kube.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{})
+		_ = e.Phalanx.SchedulerV1alpha1().PodGangs(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = e.Phalanx.SchedulingV1alpha1().PodGroups(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = e.Phalanx.GroveV1alpha1().PodCliqueSets(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = e.Kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// AddNodes creates fake GPU nodes of the given shape, waits until they are Ready and deletes
+// them at the end of the test. Use a distinct Prefix when a test adds nodes more than once.
+func (e *Env) AddNodes(t testing.TB, shape localcluster.NodeShape) []string {
+	t.Helper()
+	ctx := context.Background()
+	if err := localcluster.CreateNodes(ctx, e.Kube, shape); err != nil {
+		t.Fatalf("creating nodes: %v", err)
+	}
+	names := make([]string, 0, shape.Count)
+	for i := 0; i < shape.Count; i++ {
+		n, _ := shape.Node(i)
+		names = append(names, n.Name)
+	}
+	t.Cleanup(func() {
+		for _, n := range names {
+			_ = e.Kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{})
+		}
+	})
+	return names
+}
+
+// Eventually polls cond every 50 ms until it returns true and fails the test when timeout
+// passes. An error from cond is retried and reported with the failure; what names what was
+// awaited.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+}

@@ -1,0 +1,92 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+func gpuPod(ns, name string, gpus int64) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.PodSpec{
+			SchedulerName: scheduler.SchedulerName,
+			Containers: []corev1.Container{{
+				Name:  "main",
+				Image: "registry.example/inference:v1",
+				Resources: corev1.ResourceRequirements{
+					Limits: corev1.ResourceList{localcluster.ResourceGPU: *resource.NewQuantity(gpus, resource.DecimalSI)},
+				},
+			}},
+		},
+	}
+}
+
+// The loop of the foundation: a pod for phalanx-scheduler is bound to a fake GPU node and KWOK
+// runs it; a pod that asks for more GPUs than any node has stays Pending with an event.
+func TestSchedulerBindsToFakeGPUNode(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	nodes := env.AddNodes(t, localcluster.NodeShape{Prefix: "basic", Count: 2, GPUs: 8, CPU: "64", Memory: "512Gi"})
+	env.StartScheduler(t, nil)
+
+	fits, err := env.Kube.CoreV1().Pods(ns).Create(ctx, gpuPod(ns, "fits", 4), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooBig, err := env.Kube.CoreV1().Pods(ns).Create(ctx, gpuPod(ns, "too-big", 9), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	framework.Eventually(t, 30*time.Second, "pod fits to be Running on a fake GPU node", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, fits.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning, nil
+	})
+	p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, fits.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != nodes[0] && p.Spec.NodeName != nodes[1] {
+		t.Errorf("pod bound to %q, want one of the test's nodes %v", p.Spec.NodeName, nodes)
+	}
+
+	var event *corev1.Event
+	framework.Eventually(t, 30*time.Second, "a FailedScheduling event for the 9-GPU pod", func(ctx context.Context) (bool, error) {
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.Set{"involvedObject.name": tooBig.Name, "reason": "FailedScheduling"}.String(),
+		})
+		if err != nil || len(events.Items) == 0 {
+			return false, err
+		}
+		event = &events.Items[0]
+		return true, nil
+	})
+	if event.Source.Component != scheduler.SchedulerName && event.ReportingController != scheduler.SchedulerName {
+		t.Errorf("FailedScheduling reported by %q/%q, want %s", event.Source.Component, event.ReportingController, scheduler.SchedulerName)
+	}
+	if want := "Insufficient nvidia.com/gpu"; !strings.Contains(event.Message, want) {
+		t.Errorf("FailedScheduling message %q does not name the missing resource (%q)", event.Message, want)
+	}
+	p, err = env.Kube.CoreV1().Pods(ns).Get(ctx, tooBig.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
+		t.Errorf("9-GPU pod: node %q phase %s, want unbound and Pending", p.Spec.NodeName, p.Status.Phase)
+	}
+}

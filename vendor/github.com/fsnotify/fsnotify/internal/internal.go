@@ -1,0 +1,2 @@
+// Package internal contains some helpers.
+package internal

@@ -1,0 +1,24 @@
+// Copyright 2026 The etcd Authors
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package mvccpb
+
+const (
+	// PUT is an alias of Event_PUT
+	// Deprecated: use Event_PUT instead. Will be removed in v3.8.
+	PUT = Event_PUT
+	// DELETE is an alias of Permission_WRITE
+	// Deprecated: use Event_DELETE instead. Will be removed in v3.8.
+	DELETE = Event_DELETE
+)
