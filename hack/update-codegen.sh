@@ -10,7 +10,7 @@ module=github.com/phalanx-sched/phalanx
 export GOFLAGS=-mod=vendor
 
 echo ">> controller-gen: deepcopy"
-"$bin/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
+"$bin/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/... paths=./pkg/scheduler/apis/...
 echo ">> controller-gen: CRDs -> manifests/crds"
 rm -f manifests/crds/*.yaml
 # Descriptions are dropped: with the full PodSpec schema they make the PodCliqueSet CRD too

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 status=0
 
-generated=(pkg/apis pkg/client manifests/crds)
+generated=(pkg/apis pkg/scheduler/apis pkg/client manifests/crds)
 before=$(mktemp -d); trap 'rm -rf "$before"' EXIT
 for p in "${generated[@]}"; do mkdir -p "$before/$p"; cp -a "$p/." "$before/$p/"; done
 make --no-print-directory generate >/dev/null

@@ -51,16 +51,16 @@ type Wait struct {
 // Reasons for which a gang or member waits. They become the reason of the PodGang's
 // Unschedulable condition.
 const (
-	ReasonGangNotFound       = "GangNotFound"
-	ReasonWaitingForMembers  = "WaitingForMembers"
-	ReasonWaitingForBase     = "WaitingForBaseGang"
-	ReasonWaitingEstablished = "WaitingForEstablishedGang"
-	ReasonNotInPodGroup      = "NotInAnyPodGroup"
-	ReasonInsufficient       = "InsufficientResources"
-	ReasonNoTopologyDomain   = "NoTopologyDomainFits"
+	ReasonGangNotFound        = "GangNotFound"
+	ReasonWaitingForMembers   = "WaitingForMembers"
+	ReasonWaitingForBase      = "WaitingForBaseGang"
+	ReasonWaitingEstablished  = "WaitingForEstablishedGang"
+	ReasonNotInPodGroup       = "NotInAnyPodGroup"
+	ReasonInsufficient        = "InsufficientResources"
+	ReasonNoTopologyDomain    = "NoTopologyDomainFits"
 	ReasonMemberUnschedulable = "MemberUnschedulable"
-	ReasonPermitTimeout      = "QuorumTimeout"
-	ReasonBackoff            = "BackOff"
+	ReasonPermitTimeout       = "QuorumTimeout"
+	ReasonBackoff             = "BackOff"
 )
 
 // NewStore returns an empty store. now is the clock (time.Now in production).
@@ -324,6 +324,15 @@ func (s *Store) QuorumMet(k Key) bool {
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
 	return e != nil && quorumLocked(e, true)
+}
+
+// QuorumBound reports whether bound non-surge members alone reach minReplicas in every
+// podgroup: further members are extras that no sibling waits for.
+func (s *Store) QuorumBound(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && quorumLocked(e, false)
 }
 
 // QuorumProgress describes how far each podgroup is from quorum, for messages:

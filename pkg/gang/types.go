@@ -163,7 +163,6 @@ type Spec struct {
 	Key       Key
 	PodGroups []PodGroup
 	Pack      Pack
-	Priority  int32
 	CreatedAt time.Time
 	UID       types.UID
 	// Scheduled is true when the object's status has condition Scheduled=True: the gang was

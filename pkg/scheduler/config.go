@@ -46,6 +46,6 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 func Profile() configv1.KubeSchedulerProfile {
 	return configv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(SchedulerName),
-		Plugins:       &configv1.Plugins{MultiPoint: configv1.PluginSet{Enabled: enabledPlugins()}},
+		Plugins:       &configv1.Plugins{MultiPoint: configv1.PluginSet{Enabled: enabledPlugins()}, QueueSort: queueSort()},
 	}
 }

@@ -5,15 +5,31 @@ package scheduler
 import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/utils/ptr"
+
+	// Registers the plugin argument types with the kube-scheduler configuration scheme.
+	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 )
 
 // RegistryOptions registers every Phalanx plugin with the scheduler's out-of-tree registry.
 func RegistryOptions() []app.Option {
-	return []app.Option{}
+	return []app.Option{
+		app.WithPlugin(podgang.Name, podgang.New),
+	}
 }
 
 // enabledPlugins are the Phalanx plugins that the default profile enables at every extension
-// point they implement.
+// point they implement. PodGang's score (GPU bin-packing, preferred packing) outweighs the
+// default spreading score of NodeResourcesFit.
 func enabledPlugins() []configv1.Plugin {
-	return nil
+	return []configv1.Plugin{{Name: podgang.Name, Weight: ptr.To[int32](3)}}
+}
+
+// queueSort replaces the default PrioritySort: only one queue-sort plugin may be enabled.
+func queueSort() configv1.PluginSet {
+	return configv1.PluginSet{
+		Enabled:  []configv1.Plugin{{Name: podgang.Name}},
+		Disabled: []configv1.Plugin{{Name: "*"}},
+	}
 }

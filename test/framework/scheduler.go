@@ -2,6 +2,8 @@ package framework
 
 import (
 	"context"
+	"flag"
+	"sync"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/component-base/configz"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
@@ -35,7 +38,12 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 		fs.AddFlagSet(f)
 	}
 	// No serving endpoints in tests: secure-port 0 disables them (and their authn/authz).
-	if err := fs.Parse([]string{"--config=" + path, "--secure-port=0", "--v=2"}); err != nil {
+	setVerbosity.Do(func() {
+		var kfs flag.FlagSet
+		klog.InitFlags(&kfs)
+		_ = kfs.Set("v", schedulerVerbosity())
+	})
+	if err := fs.Parse([]string{"--config=" + path, "--secure-port=0"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
@@ -63,4 +71,14 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 		// this test binary registers it again.
 		configz.Delete("componentconfig")
 	})
+}
+
+var setVerbosity sync.Once
+
+// schedulerVerbosity is the klog level of in-process schedulers: PHALANX_TEST_V, default 2.
+func schedulerVerbosity() string {
+	if v := os.Getenv("PHALANX_TEST_V"); v != "" {
+		return v
+	}
+	return "2"
 }

@@ -1,0 +1,90 @@
+package gang
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
+)
+
+// SpecFromPodGang reads a PodGang in the terms of the rules. Only the gang-level packing
+// constraint is used; podgroup-level and group-config constraints are not enforced.
+func SpecFromPodGang(pg *schedv1.PodGang) Spec {
+	s := Spec{
+		Key:       Key{Kind: KindPodGang, Namespace: pg.Namespace, Name: pg.Name},
+		UID:       pg.UID,
+		CreatedAt: pg.CreationTimestamp.Time,
+		Scheduled: meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled),
+		PodGroups: make([]PodGroup, 0, len(pg.Spec.PodGroups)),
+	}
+	for _, g := range pg.Spec.PodGroups {
+		pods := make([]string, 0, len(g.PodReferences))
+		for _, ref := range g.PodReferences {
+			if ref.Namespace == "" || ref.Namespace == pg.Namespace {
+				pods = append(pods, ref.Name)
+			}
+		}
+		s.PodGroups = append(s.PodGroups, PodGroup{Name: g.Name, MinReplicas: g.MinReplicas, Pods: pods})
+	}
+	if tc := pg.Spec.TopologyConstraint; tc != nil && tc.PackConstraint != nil {
+		if r := tc.PackConstraint.Required; r != nil {
+			s.Pack.Required = *r
+		}
+		if p := tc.PackConstraint.Preferred; p != nil {
+			s.Pack.Preferred = *p
+		}
+	}
+	return s
+}
+
+// SpecFromPodGroup reads a scheduler-plugins PodGroup: one podgroup of minMember members,
+// every pod labelled with the group's name.
+func SpecFromPodGroup(pg *schedulingv1.PodGroup) Spec {
+	s := Spec{
+		Key:       Key{Kind: KindPodGroup, Namespace: pg.Namespace, Name: pg.Name},
+		UID:       pg.UID,
+		CreatedAt: pg.CreationTimestamp.Time,
+		Scheduled: pg.Status.Phase == schedulingv1.PodGroupScheduled || pg.Status.Phase == schedulingv1.PodGroupRunning,
+		PodGroups: []PodGroup{{Name: pg.Name, MinReplicas: pg.Spec.MinMember}},
+	}
+	if t := pg.Spec.ScheduleTimeoutSeconds; t != nil {
+		s.ScheduleTimeout = time.Duration(*t) * time.Second
+	}
+	if len(pg.Spec.MinResources) > 0 {
+		r := Resources{MilliCPU: pg.Spec.MinResources.Cpu().MilliValue(), Memory: pg.Spec.MinResources.Memory().Value()}
+		if q, ok := pg.Spec.MinResources[v1.ResourceName(ResourceGPU)]; ok {
+			r.GPU = q.Value()
+		}
+		s.MinResources = &r
+	}
+	return s
+}
+
+// ScheduledCondition is the PodGang Scheduled condition for a gang status.
+func ScheduledCondition(st Status, generation int64) metav1.Condition {
+	c := metav1.Condition{Type: schedv1.ConditionScheduled, ObservedGeneration: generation}
+	switch {
+	case st.Established:
+		c.Status, c.Reason = metav1.ConditionTrue, "QuorumBound"
+		c.Message = "every podgroup reached minReplicas bound pods; the gang is established"
+	default:
+		c.Status, c.Reason = metav1.ConditionFalse, "WaitingForQuorum"
+		c.Message = "the gang is placed all-or-nothing and has not reached its quorum"
+	}
+	return c
+}
+
+// UnschedulableCondition is the PodGang Unschedulable condition for a gang status: True
+// with the reason it waits for, or False.
+func UnschedulableCondition(st Status, generation int64) metav1.Condition {
+	if st.Wait.Reason != "" {
+		return metav1.Condition{Type: schedv1.ConditionUnschedulable, Status: metav1.ConditionTrue,
+			Reason: st.Wait.Reason, Message: st.Wait.Message, ObservedGeneration: generation}
+	}
+	return metav1.Condition{Type: schedv1.ConditionUnschedulable, Status: metav1.ConditionFalse,
+		Reason: "NotWaiting", Message: "nothing blocks the gang", ObservedGeneration: generation}
+}

@@ -1,0 +1,131 @@
+package podgang
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// statusWriter writes PodGang status (phase, Scheduled and Unschedulable conditions) and
+// events from the gang store, off the scheduling path: hooks only enqueue the gang's key.
+type statusWriter struct {
+	client   versioned.Interface
+	lister   schedlisters.PodGangLister
+	store    *gang.Store
+	recorder events.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[gang.Key]
+}
+
+func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
+	return &statusWriter{
+		client: client, lister: lister, store: store, recorder: recorder,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[gang.Key](),
+			workqueue.TypedRateLimitingQueueConfig[gang.Key]{Name: "podgang-status"}),
+	}
+}
+
+func (w *statusWriter) enqueue(k gang.Key) {
+	if k.Kind == gang.KindPodGang {
+		w.queue.Add(k)
+	}
+}
+
+// established records the event of a gang that just reached its quorum.
+func (w *statusWriter) established(k gang.Key) {
+	if k.Kind != gang.KindPodGang {
+		return
+	}
+	st := w.store.Status(k)
+	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("Quorum bound: %d pods on %d nodes", st.Bound, st.Nodes))
+}
+
+func (w *statusWriter) run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	for w.processNext(ctx) {
+	}
+}
+
+func (w *statusWriter) processNext(ctx context.Context) bool {
+	k, quit := w.queue.Get()
+	if quit {
+		return false
+	}
+	defer w.queue.Done(k)
+	if err := w.sync(ctx, k); err != nil {
+		klog.FromContext(ctx).V(2).Info("Retrying PodGang status update", "gang", k.String(), "err", err)
+		w.queue.AddRateLimited(k)
+		return true
+	}
+	w.queue.Forget(k)
+	return true
+}
+
+// sync writes the status the store implies, if it differs from the object's.
+func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
+	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st := w.store.Status(k)
+	desired := pg.Status.DeepCopy()
+	desired.Phase = schedv1.PodGangPhase(st.Phase)
+	meta.SetStatusCondition(&desired.Conditions, gang.ScheduledCondition(st, pg.Generation))
+	unsched := gang.UnschedulableCondition(st, pg.Generation)
+	prevUnsched := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
+	meta.SetStatusCondition(&desired.Conditions, unsched)
+	if statusEqual(&pg.Status, desired) {
+		return nil
+	}
+	updated := pg.DeepCopy()
+	updated.Status = *desired
+	if _, err := w.client.SchedulerV1alpha1().PodGangs(k.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of %s: %w", k, err)
+	}
+	if unsched.Status == metav1.ConditionTrue && (prevUnsched == nil || prevUnsched.Message != unsched.Message) {
+		w.event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
+	}
+	return nil
+}
+
+func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
+	if w.recorder == nil {
+		return
+	}
+	ref := &v1.ObjectReference{APIVersion: schedv1.SchemeGroupVersion.String(), Kind: "PodGang", Namespace: k.Namespace, Name: k.Name}
+	if spec, ok := w.store.Spec(k); ok {
+		ref.UID = spec.UID
+	}
+	w.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+}
+
+func statusEqual(a, b *schedv1.PodGangStatus) bool {
+	if a.Phase != b.Phase || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		ca, cb := a.Conditions[i], meta.FindStatusCondition(b.Conditions, a.Conditions[i].Type)
+		if cb == nil || ca.Status != cb.Status || ca.Reason != cb.Reason || ca.Message != cb.Message || ca.ObservedGeneration != cb.ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}

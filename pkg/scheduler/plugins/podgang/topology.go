@@ -1,0 +1,170 @@
+package podgang
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// cycleState carries what PreFilter learnt about the pod's gang to Score.
+type cycleState struct {
+	// gangRejected: PreFilter rejected the pod because its whole gang does not fit.
+	gangRejected    bool
+	gpus            int64
+	preferredKey    string
+	preferredDomain string
+}
+
+func (c *cycleState) Clone() fwk.StateData { return c }
+
+// chooseDomain returns the value of the required packing label that every member of the gang
+// must share, and the nodes with that value. The domain is kept once chosen: it is where the
+// gang's members already are, or, for a gang with none placed, the domain with the least room
+// left after the gang's unplaced members are packed into it (best fit keeps big domains free
+// for big gangs). An empty domain comes with a message that says what is missing.
+func (p *Plugin) chooseDomain(k gang.Key, key string, pod *v1.Pod, nodes []fwk.NodeInfo) (string, sets.Set[string], string) {
+	byDomain := map[string][]fwk.NodeInfo{}
+	byName := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		if v, ok := n.Node().Labels[key]; ok {
+			byDomain[v] = append(byDomain[v], n)
+			byName[n.Node().Name] = v
+		}
+	}
+	domain := p.store.Domain(k)
+	if _, ok := byDomain[domain]; !ok {
+		domain = ""
+	}
+	if domain == "" {
+		for _, node := range p.store.PlacedNodes(k) {
+			if v, ok := byName[node]; ok {
+				domain = v
+				break
+			}
+		}
+	}
+	if domain == "" {
+		requests := p.store.PendingRequests(k)
+		if len(requests) == 0 {
+			requests = []gang.Resources{gang.RequestsOf(pod)}
+		}
+		var need gang.Resources
+		for _, r := range requests {
+			need = need.Add(r)
+		}
+		names := make([]string, 0, len(byDomain))
+		for v := range byDomain {
+			names = append(names, v)
+		}
+		sort.Strings(names)
+		bestLeft, largest, largestName := int64(-1), int64(-1), ""
+		for _, v := range names {
+			free := gang.Resources{}
+			for _, n := range byDomain[v] {
+				free = free.Add(nodeFree(n))
+			}
+			if free.GPU > largest {
+				largest, largestName = free.GPU, v
+			}
+			if !packs(byDomain[v], requests) {
+				continue
+			}
+			if left := free.GPU - need.GPU; bestLeft < 0 || left < bestLeft {
+				bestLeft, domain = left, v
+			}
+		}
+		if domain == "" {
+			if len(byDomain) == 0 {
+				return "", nil, fmt.Sprintf("%s must be packed by node label %q, which no node carries", k, key)
+			}
+			return "", nil, fmt.Sprintf("%s needs %d %s for %d pods in one %s; no %s has room (largest free: %s with %d)",
+				k, need.GPU, gang.ResourceGPU, len(requests), key, key, largestName, max(largest, 0))
+		}
+		p.store.SetDomain(k, domain)
+	}
+	names := sets.New[string]()
+	for _, n := range byDomain[domain] {
+		names.Insert(n.Node().Name)
+	}
+	return domain, names, ""
+}
+
+// packs reports whether the requests (largest first) fit the nodes first-fit: a cheap stand-in
+// for the Filter plugins that tells a fragmented domain from a roomy one.
+func packs(nodes []fwk.NodeInfo, requests []gang.Resources) bool {
+	free := make([]gang.Resources, len(nodes))
+	for i, n := range nodes {
+		free[i] = nodeFree(n)
+	}
+	for _, r := range requests {
+		placed := false
+		for i := range free {
+			if free[i].Fits(r) {
+				free[i] = free[i].Sub(r)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			return false
+		}
+	}
+	return true
+}
+
+// preferredDomain is the value of the preferred packing label where most placed members are.
+func (p *Plugin) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) string {
+	placed := p.store.PlacedNodes(k)
+	if len(placed) == 0 {
+		return ""
+	}
+	onNode := sets.New(placed...)
+	counts := map[string]int{}
+	best, bestN := "", 0
+	for _, n := range nodes {
+		if !onNode.Has(n.Node().Name) {
+			continue
+		}
+		v := n.Node().Labels[key]
+		counts[v]++
+		if c := counts[v]; c > bestN || (c == bestN && v < best) {
+			best, bestN = v, c
+		}
+	}
+	return best
+}
+
+// Score prefers nodes that are already partly used by GPU pods (bin-packing, so that whole
+// nodes stay free for multi-GPU members) and, with a preferred packing label, nodes in the
+// domain where the gang already is.
+func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
+	raw, err := state.Read(stateKey)
+	if err != nil {
+		return 0, nil
+	}
+	cs := raw.(*cycleState)
+	var score int64
+	if cs.gpus > 0 {
+		if alloc := n.GetAllocatable().GetScalarResources()[gang.ResourceGPU]; alloc > 0 {
+			used := n.GetRequested().GetScalarResources()[gang.ResourceGPU] + cs.gpus
+			score = min(used*fwk.MaxNodeScore/alloc, fwk.MaxNodeScore)
+		}
+	}
+	if cs.preferredKey == "" {
+		return score, nil
+	}
+	var pref int64
+	if cs.preferredDomain != "" && n.Node().Labels[cs.preferredKey] == cs.preferredDomain {
+		pref = fwk.MaxNodeScore
+	}
+	return (score + pref) / 2, nil
+}
+
+// ScoreExtensions: scores are already in [0, MaxNodeScore].
+func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
