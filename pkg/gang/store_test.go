@@ -1,0 +1,330 @@
+package gang
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+const ns = "default"
+
+type podOpt func(*v1.Pod)
+
+func surge(p *v1.Pod) { p.Labels["phalanx.dev/surge"] = "true" }
+func gated(p *v1.Pod) { p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "hold"}} }
+func bound(p *v1.Pod) { p.Spec.NodeName = "node-" + p.Name }
+func base(b string) podOpt {
+	return func(p *v1.Pod) { p.Labels["grove.io/base-podgang"] = b }
+}
+
+// pod makes member i of podgroup group of gang g, with 4 GPUs.
+func pod(g, group string, i int, opts ...podOpt) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%s-%d", g, group, i), UID: types.UID(fmt.Sprintf("%s-%s-%d", g, group, i)),
+			Labels: map[string]string{"grove.io/podgang": g, "grove.io/podclique": group, "grove.io/podclique-pod-index": strconv.Itoa(i)}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{ResourceGPU: resource.MustParse("4")},
+			Limits:   v1.ResourceList{ResourceGPU: resource.MustParse("4")}}}}},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// spec makes a gang whose podgroups are given as "name:min".
+func spec(g string, groups ...string) Spec {
+	s := Spec{Key: Key{Kind: KindPodGang, Namespace: ns, Name: g}, CreatedAt: time.Unix(1000, 0)}
+	for _, gr := range groups {
+		name, min, _ := strings.Cut(gr, ":")
+		m, _ := strconv.Atoi(min)
+		s.PodGroups = append(s.PodGroups, PodGroup{Name: name, MinReplicas: int32(m)})
+	}
+	return s
+}
+
+func key(g string) Key { return Key{Kind: KindPodGang, Namespace: ns, Name: g} }
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newTestStore() (*Store, *clock) {
+	c := &clock{t: time.Unix(2000, 0)}
+	return NewStore(DefaultMembership(), c.now), c
+}
+
+// Rule 1 (quorum) and rule 2 (surge members do not count).
+func TestQuorum(t *testing.T) {
+	cases := []struct {
+		name    string
+		groups  []string
+		pods    []*v1.Pod
+		assumed []string
+		want    bool
+	}{
+		{"nothing placed", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0), pod("g", "w", 1)}, nil, false},
+		{"one of two assumed", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0), pod("g", "w", 1)}, []string{"g-w-0"}, false},
+		{"both assumed", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0), pod("g", "w", 1)}, []string{"g-w-0", "g-w-1"}, true},
+		{"bound plus assumed", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0, bound), pod("g", "w", 1)}, []string{"g-w-1"}, true},
+		{"every podgroup must reach its minimum", []string{"l:1", "w:2"}, []*v1.Pod{pod("g", "l", 0), pod("g", "w", 0), pod("g", "w", 1)}, []string{"g-w-0", "g-w-1"}, false},
+		{"all podgroups at minimum", []string{"l:1", "w:2"}, []*v1.Pod{pod("g", "l", 0, bound), pod("g", "w", 0), pod("g", "w", 1)}, []string{"g-w-0", "g-w-1"}, true},
+		{"surge member does not count", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0, bound), pod("g", "w", 2, surge)}, []string{"g-w-2"}, false},
+		{"members above minimum are extras", []string{"w:2"}, []*v1.Pod{pod("g", "w", 0), pod("g", "w", 1), pod("g", "w", 2)}, []string{"g-w-0", "g-w-2"}, true},
+		{"minimum zero", []string{"w:0"}, []*v1.Pod{pod("g", "w", 0)}, nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTestStore()
+			s.SetSpec(spec("g", tc.groups...))
+			byName := map[string]*v1.Pod{}
+			for _, p := range tc.pods {
+				s.UpsertPod(p)
+				byName[p.Name] = p
+			}
+			for _, name := range tc.assumed {
+				s.Assume(byName[name], "n1")
+			}
+			if got := s.QuorumMet(key("g")); got != tc.want {
+				t.Errorf("QuorumMet = %v, want %v (%s)", got, tc.want, s.QuorumProgress(key("g")))
+			}
+		})
+	}
+}
+
+// PreEnqueue admission: the gang must exist, each podgroup needs minReplicas present and
+// ungated non-surge members, surge members wait for establishment (rule 2), scaled gangs
+// wait for their base (rule 4).
+func TestAdmit(t *testing.T) {
+	cases := []struct {
+		name       string
+		specs      []Spec
+		pods       []*v1.Pod
+		candidate  *v1.Pod
+		establish  []string // gangs whose pods are all bound and which are marked established
+		wantOK     bool
+		wantReason string
+	}{
+		{name: "gang object missing", pods: nil, candidate: pod("g", "w", 0), wantReason: ReasonGangNotFound},
+		{name: "not all members created", specs: []Spec{spec("g", "w:2")}, candidate: pod("g", "w", 0), wantReason: ReasonWaitingForMembers},
+		{name: "all members present", specs: []Spec{spec("g", "w:2")}, pods: []*v1.Pod{pod("g", "w", 1)}, candidate: pod("g", "w", 0), wantOK: true},
+		{name: "a sibling is still gated", specs: []Spec{spec("g", "w:2")}, pods: []*v1.Pod{pod("g", "w", 1, gated)}, candidate: pod("g", "w", 0), wantReason: ReasonWaitingForMembers},
+		{name: "surge members do not make up a quorum", specs: []Spec{spec("g", "w:2")}, pods: []*v1.Pod{pod("g", "w", 2, surge)}, candidate: pod("g", "w", 0), wantReason: ReasonWaitingForMembers},
+		{name: "surge member before establishment", specs: []Spec{spec("g", "w:1")}, pods: []*v1.Pod{pod("g", "w", 0)}, candidate: pod("g", "w", 1, surge), wantReason: ReasonWaitingEstablished},
+		{name: "surge member of an established gang", specs: []Spec{spec("g", "w:1")}, pods: []*v1.Pod{pod("g", "w", 0, bound)}, establish: []string{"g"}, candidate: pod("g", "w", 1, surge), wantOK: true},
+		{name: "scaled gang without base", specs: []Spec{spec("s", "w:1")}, candidate: pod("s", "w", 0, base("b")), wantReason: ReasonWaitingForBase},
+		{name: "scaled gang, base not established", specs: []Spec{spec("b", "w:1"), spec("s", "w:1")}, pods: []*v1.Pod{pod("b", "w", 0)}, candidate: pod("s", "w", 0, base("b")), wantReason: ReasonWaitingForBase},
+		{name: "scaled gang, base established", specs: []Spec{spec("b", "w:1"), spec("s", "w:1")}, pods: []*v1.Pod{pod("b", "w", 0, bound)}, establish: []string{"b"}, candidate: pod("s", "w", 0, base("b")), wantOK: true},
+		{name: "pod in no podgroup", specs: []Spec{spec("g", "a:1", "b:1")}, candidate: pod("g", "other", 0), wantReason: ReasonNotInPodGroup},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTestStore()
+			for _, sp := range tc.specs {
+				s.SetSpec(sp)
+			}
+			for _, p := range tc.pods {
+				s.UpsertPod(p)
+				if p.Spec.NodeName != "" {
+					s.MarkBound(p, p.Spec.NodeName)
+				}
+			}
+			for _, g := range tc.establish {
+				if !s.Established(key(g)) {
+					t.Fatalf("setup: gang %s not established", g)
+				}
+			}
+			ok, w := s.Admit(tc.candidate)
+			if ok != tc.wantOK || w.Reason != tc.wantReason {
+				t.Errorf("Admit = %v %q (%s), want %v %q", ok, w.Reason, w.Message, tc.wantOK, tc.wantReason)
+			}
+			if !ok && w.Message == "" {
+				t.Errorf("a refusal must say what the pod waits for")
+			}
+		})
+	}
+}
+
+// Rule 3: established when the quorum first binds, sticky while any member is bound, lost
+// when all members are gone; recreated members form a sub-gang.
+func TestEstablishedLifecycle(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "a:1", "b:2"))
+	a0, b0, b1 := pod("g", "a", 0), pod("g", "b", 0), pod("g", "b", 1)
+	for _, p := range []*v1.Pod{a0, b0, b1} {
+		s.UpsertPod(p)
+	}
+	for _, p := range []*v1.Pod{a0, b0, b1} {
+		s.Assume(p, "n1")
+	}
+	if s.Established(key("g")) {
+		t.Fatal("established before any bind")
+	}
+	if s.MarkBound(a0, "n1") || s.MarkBound(b0, "n1") {
+		t.Fatal("established before the quorum bound")
+	}
+	if !s.MarkBound(b1, "n2") {
+		t.Fatal("the bind completing the quorum must establish the gang")
+	}
+	if !s.Established(key("g")) || !s.QuorumBound(key("g")) {
+		t.Fatal("not established after the quorum bound")
+	}
+	if s.MarkBound(b1, "n2") {
+		t.Fatal("established reported twice")
+	}
+
+	// An update deletes b0 and recreates it: the gang stays established below quorum.
+	s.DeletePod(b0)
+	if !s.Established(key("g")) {
+		t.Fatal("established must be sticky while members are bound")
+	}
+	if s.QuorumMet(key("g")) {
+		t.Fatal("quorum cannot be met with b at 1/2")
+	}
+	b0new := pod("g", "b", 0)
+	b0new.UID = "recreated"
+	if ok, w := s.Admit(b0new); !ok {
+		t.Fatalf("recreated member refused: %s", w.Message)
+	}
+	if need, n := s.PendingNeed(key("g")); n != 1 || need.GPU != 4 {
+		t.Fatalf("PendingNeed = %d pods, %+v; want the deficit only: 1 pod, 4 GPUs", n, need)
+	}
+	s.Assume(b0new, "n3")
+	if !s.QuorumMet(key("g")) {
+		t.Fatal("the sub-gang (deficit of b) completes the quorum")
+	}
+
+	// All members gone: formed again from scratch.
+	for _, p := range []*v1.Pod{a0, b0new, b1} {
+		s.DeletePod(p)
+	}
+	if s.Established(key("g")) {
+		t.Fatal("a gang without members cannot stay established")
+	}
+}
+
+// Rule 3 across restarts: a Scheduled=True condition on the object plus a bound member means
+// established; the condition alone does not.
+func TestEstablishedFromObjectStatus(t *testing.T) {
+	s, _ := newTestStore()
+	sp := spec("g", "w:2")
+	sp.Scheduled = true
+	s.SetSpec(sp)
+	s.UpsertPod(pod("g", "w", 0))
+	if s.Established(key("g")) {
+		t.Fatal("Scheduled=True without a bound member")
+	}
+	s.UpsertPod(pod("g", "w", 1, bound))
+	if !s.Established(key("g")) {
+		t.Fatal("Scheduled=True with a bound member must be established")
+	}
+}
+
+// Terminating pods leave their gang; assumed marks survive informer updates of unbound pods.
+func TestPodLifecycle(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	p0, p1 := pod("g", "w", 0), pod("g", "w", 1)
+	s.UpsertPod(p0)
+	s.UpsertPod(p1)
+	s.Assume(p0, "n1")
+	s.UpsertPod(p0.DeepCopy()) // an informer update of the still unbound pod
+	s.Assume(p1, "n1")
+	if !s.QuorumMet(key("g")) {
+		t.Fatal("assumed mark lost on update")
+	}
+	s.Forget(p1)
+	if s.QuorumMet(key("g")) {
+		t.Fatal("Forget must drop the assumed mark")
+	}
+	term := p1.DeepCopy()
+	now := metav1.Now()
+	term.DeletionTimestamp = &now
+	s.UpsertPod(term)
+	if st := s.Status(key("g")); st.Members != 1 {
+		t.Fatalf("terminating pod still a member: %d members", st.Members)
+	}
+}
+
+// Back-off starts once, reports what is left, and ends.
+func TestBackoff(t *testing.T) {
+	s, c := newTestStore()
+	s.SetSpec(spec("g", "w:1"))
+	if !s.StartBackoff(key("g"), 5*time.Second, "member failed") {
+		t.Fatal("back-off not started")
+	}
+	if s.StartBackoff(key("g"), 5*time.Second, "again") {
+		t.Fatal("back-off restarted while running")
+	}
+	c.t = c.t.Add(2 * time.Second)
+	if left, why := s.Backoff(key("g")); left != 3*time.Second || why != "member failed" {
+		t.Fatalf("Backoff = %s %q", left, why)
+	}
+	c.t = c.t.Add(3 * time.Second)
+	if left, _ := s.Backoff(key("g")); left != 0 {
+		t.Fatalf("back-off not over: %s", left)
+	}
+}
+
+// Rule 5: gang creation time, gang name, member index.
+func TestSortKey(t *testing.T) {
+	s, _ := newTestStore()
+	early, late := spec("late-name", "w:1"), spec("early-name", "w:1")
+	early.CreatedAt, late.CreatedAt = time.Unix(100, 0), time.Unix(200, 0)
+	s.SetSpec(early)
+	s.SetSpec(late)
+	t1, n1, i1, _ := s.SortKey(pod("late-name", "w", 1))
+	t2, n2, i2, _ := s.SortKey(pod("early-name", "w", 0))
+	if !t1.Before(t2) || n1 != "late-name" || n2 != "early-name" || i1 != 1 || i2 != 0 {
+		t.Fatalf("sort keys (%s %s %d) (%s %s %d)", t1, n1, i1, t2, n2, i2)
+	}
+	if _, _, _, ok := s.SortKey(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}); ok {
+		t.Fatal("a pod without a gang has no gang sort key")
+	}
+}
+
+// The gang's phase follows establishment and running members.
+func TestStatusPhase(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	p0, p1 := pod("g", "w", 0), pod("g", "w", 1)
+	s.UpsertPod(p0)
+	s.UpsertPod(p1)
+	if st := s.Status(key("g")); st.Phase != PhasePending {
+		t.Fatalf("phase %s, want Pending", st.Phase)
+	}
+	s.MarkBound(p0, "n1")
+	s.MarkBound(p1, "n1")
+	if st := s.Status(key("g")); st.Phase != PhaseStarting || !st.Established || st.Nodes != 1 {
+		t.Fatalf("status %+v, want Starting and established on 1 node", st)
+	}
+	for _, p := range []*v1.Pod{p0, p1} {
+		r := p.DeepCopy()
+		r.Spec.NodeName = "n1"
+		r.Status.Phase = v1.PodRunning
+		s.UpsertPod(r)
+	}
+	if st := s.Status(key("g")); st.Phase != PhaseRunning {
+		t.Fatalf("phase %s, want Running", st.Phase)
+	}
+}
+
+func TestResourcesShortfall(t *testing.T) {
+	free := Resources{MilliCPU: 1000, Memory: 1 << 30, GPU: 3}
+	if got := free.Shortfall(Resources{GPU: 4}); got != "needs 4 nvidia.com/gpu, 3 free" {
+		t.Errorf("Shortfall = %q", got)
+	}
+	if got := free.Shortfall(Resources{MilliCPU: 2000}); got != "needs 2000m cpu, 1000m free" {
+		t.Errorf("Shortfall = %q", got)
+	}
+	if got := free.Shortfall(Resources{GPU: 3}); got != "" {
+		t.Errorf("Shortfall of a fitting need = %q", got)
+	}
+}

@@ -1,0 +1,260 @@
+package podgang
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+)
+
+// handle is the part of the framework handle that the hooks under test use.
+type handle struct {
+	fwk.Handle
+	waiting   []fwk.WaitingPod
+	activated map[string]*v1.Pod
+}
+
+func (h *handle) IterateOverWaitingPods(cb func(fwk.WaitingPod)) {
+	for _, w := range h.waiting {
+		cb(w)
+	}
+}
+
+func (h *handle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+	for k, p := range pods {
+		h.activated[k] = p
+	}
+}
+
+type waitingPod struct {
+	pod      *v1.Pod
+	allowed  bool
+	rejected string
+}
+
+func (w *waitingPod) GetPod() *v1.Pod             { return w.pod }
+func (w *waitingPod) GetPendingPlugins() []string { return []string{Name} }
+func (w *waitingPod) Allow(string)                { w.allowed = true }
+func (w *waitingPod) Reject(_, msg string) bool   { w.rejected = msg; return true }
+func (w *waitingPod) Preempt(_, msg string) bool  { w.rejected = msg; return true }
+
+func newTestPlugin(t testing.TB) (*Plugin, *handle) {
+	t.Helper()
+	args, err := decodeArgs(&config.PodGangArgs{BackoffSeconds: ptr.To[int64](60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &handle{activated: map[string]*v1.Pod{}}
+	store := gang.NewStore(gang.Membership{SurgeLabel: args.SurgeLabelKey}, time.Now)
+	return &Plugin{handle: h, store: store, args: args, status: newStatusWriter(nil, nil, store, nil), timers: map[gang.Key]*time.Timer{}}, h
+}
+
+func member(g string, i int, labels ...string) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", g, i), UID: types.UID(fmt.Sprintf("%s-%d", g, i)),
+			Labels: map[string]string{"grove.io/podgang": g, "grove.io/podclique-pod-index": strconv.Itoa(i)}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{gang.ResourceGPU: resource.MustParse("1")}}}}},
+	}
+	for i := 0; i+1 < len(labels); i += 2 {
+		p.Labels[labels[i]] = labels[i+1]
+	}
+	return p
+}
+
+func oneGroup(g string, min int32, created time.Time) gang.Spec {
+	return gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: g}, CreatedAt: created,
+		PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: min}}}
+}
+
+func queued(t testing.TB, p *v1.Pod, prio int32, ts time.Time) fwk.QueuedEntityInfo {
+	t.Helper()
+	p.Spec.Priority = ptr.To(prio)
+	pi, err := framework.NewPodInfo(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: ts}}
+}
+
+func TestLess(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	t0 := time.Unix(1000, 0)
+	pl.store.SetSpec(oneGroup("old", 2, t0))
+	pl.store.SetSpec(oneGroup("new", 2, t0.Add(time.Minute)))
+	pl.store.SetSpec(oneGroup("twin", 2, t0.Add(time.Minute)))
+	cases := []struct {
+		name string
+		a, b fwk.QueuedEntityInfo
+		want bool
+	}{
+		{"higher priority first", queued(t, member("new", 0), 10, t0), queued(t, member("old", 0), 0, t0), true},
+		{"older gang first", queued(t, member("old", 1), 0, t0.Add(time.Hour)), queued(t, member("new", 0), 0, t0), true},
+		{"gang name breaks a tie", queued(t, member("new", 1), 0, t0), queued(t, member("twin", 0), 0, t0), true},
+		{"member index within a gang", queued(t, member("old", 0), 0, t0.Add(time.Hour)), queued(t, member("old", 1), 0, t0), true},
+		{"member index, reversed", queued(t, member("old", 1), 0, t0), queued(t, member("old", 0), 0, t0), false},
+		{"plain pods by queue time", queued(t, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, 0, t0), queued(t, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, 0, t0.Add(time.Second)), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pl.Less(tc.a, tc.b); got != tc.want {
+				t.Errorf("Less = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Permit holds members until the quorum, then lets all of them go; surge members never wait.
+func TestPermitQuorumAndSurge(t *testing.T) {
+	pl, h := newTestPlugin(t)
+	ctx := context.Background()
+	pl.store.SetSpec(oneGroup("g", 2, time.Now()))
+	p0, p1, s := member("g", 0), member("g", 1), member("g", 2, "phalanx.dev/surge", "true")
+	for _, p := range []*v1.Pod{p0, p1, s} {
+		pl.store.UpsertPod(p)
+	}
+	if st := pl.PreEnqueue(ctx, s); st.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Fatalf("surge member admitted before the gang is established: %v", st)
+	}
+	pl.Reserve(ctx, nil, p0, "n1")
+	st, timeout := pl.Permit(ctx, nil, p0, "n1")
+	if !st.IsWait() || timeout != 30*time.Second {
+		t.Fatalf("first member: %v %s, want Wait 30s", st, timeout)
+	}
+	w0 := &waitingPod{pod: p0}
+	h.waiting = []fwk.WaitingPod{w0}
+	pl.Reserve(ctx, nil, p1, "n1")
+	if st, _ := pl.Permit(ctx, nil, p1, "n1"); !st.IsSuccess() {
+		t.Fatalf("quorum member: %v, want Success", st)
+	}
+	if !w0.allowed {
+		t.Fatal("waiting sibling not allowed once the quorum is reached")
+	}
+	pl.PostBind(ctx, nil, p0, "n1")
+	pl.PostBind(ctx, nil, p1, "n1")
+	if st := pl.PreEnqueue(ctx, s); !st.IsSuccess() {
+		t.Fatalf("surge member of an established gang refused: %v", st)
+	}
+	pl.Reserve(ctx, nil, s, "n2")
+	if st, _ := pl.Permit(ctx, nil, s, "n2"); !st.IsSuccess() {
+		t.Fatalf("surge member must not wait: %v", st)
+	}
+}
+
+// A failed member releases its gang's waiting members and backs the gang off; a surge
+// member's failure touches nobody.
+func TestFailureReleasesGang(t *testing.T) {
+	pl, h := newTestPlugin(t)
+	ctx := context.Background()
+	pl.store.SetSpec(oneGroup("g", 3, time.Now()))
+	p0, p1, p2 := member("g", 0), member("g", 1), member("g", 2)
+	for _, p := range []*v1.Pod{p0, p1, p2} {
+		pl.store.UpsertPod(p)
+	}
+	pl.Reserve(ctx, nil, p0, "n1")
+	w0 := &waitingPod{pod: p0}
+	h.waiting = []fwk.WaitingPod{w0}
+	state := framework.NewCycleState()
+	if _, st := pl.PostFilter(ctx, state, p1, nil); st.Code() != fwk.Unschedulable {
+		t.Fatalf("PostFilter = %v", st)
+	}
+	if w0.rejected == "" {
+		t.Fatal("waiting sibling not rejected")
+	}
+	if left, _ := pl.store.Backoff(gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}); left <= 0 {
+		t.Fatal("gang not backing off")
+	}
+	if _, st := pl.PreFilter(ctx, state, p2, nil); st.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Fatalf("member of a gang in back-off passed PreFilter: %v", st)
+	}
+	pl.timersMu.Lock()
+	defer pl.timersMu.Unlock()
+	if pl.timers[gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}] == nil {
+		t.Fatal("no wake-up scheduled for the end of the back-off")
+	}
+}
+
+func TestDecodeArgs(t *testing.T) {
+	if _, err := decodeArgs(&config.PodGangArgs{PermitWaitingTimeSeconds: ptr.To[int64](0)}); err == nil || !strings.Contains(err.Error(), "permitWaitingTimeSeconds") {
+		t.Errorf("zero permit timeout: err = %v, want it to name permitWaitingTimeSeconds", err)
+	}
+	if _, err := decodeArgs(&config.PodGangArgs{SurgeLabelKey: "not a label!"}); err == nil || !strings.Contains(err.Error(), "surgeLabelKey") {
+		t.Errorf("bad label: err = %v", err)
+	}
+	a, err := decodeArgs(nil)
+	if err != nil || a.PermitWaitingTime() != 30*time.Second || a.Backoff() != 5*time.Second || a.SurgeLabelKey != "phalanx.dev/surge" {
+		t.Errorf("defaults: %+v %v", a, err)
+	}
+}
+
+// benchQueue fills a store with 1,000 gangs of 5 (5,000 pods) and returns the queue entries.
+func benchQueue(b *testing.B) (*Plugin, []fwk.QueuedEntityInfo, []*v1.Pod) {
+	pl, _ := newTestPlugin(b)
+	t0 := time.Unix(1000, 0)
+	var entries []fwk.QueuedEntityInfo
+	var pods []*v1.Pod
+	for g := 0; g < 1000; g++ {
+		name := fmt.Sprintf("gang-%04d", g)
+		pl.store.SetSpec(oneGroup(name, 5, t0.Add(time.Duration(g)*time.Second)))
+		for i := 0; i < 5; i++ {
+			p := member(name, i)
+			pl.store.UpsertPod(p)
+			pods = append(pods, p)
+			entries = append(entries, queued(b, p, int32(g%3), t0))
+		}
+	}
+	return pl, entries, pods
+}
+
+func BenchmarkLess(b *testing.B) {
+	pl, entries, _ := benchQueue(b)
+	n := len(entries)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pl.Less(entries[i%n], entries[(i*7919+13)%n])
+	}
+}
+
+func BenchmarkPreEnqueue(b *testing.B) {
+	pl, _, pods := benchQueue(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pl.PreEnqueue(ctx, pods[i%len(pods)])
+	}
+}
+
+// BenchmarkPermit: each iteration reserves and permits the 5 members of one gang (4 waits and
+// the quorum), then forgets them.
+func BenchmarkPermit(b *testing.B) {
+	pl, _, pods := benchQueue(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g := (i % 1000) * 5
+		for j := 0; j < 5; j++ {
+			pl.Reserve(ctx, nil, pods[g+j], "n1")
+			pl.Permit(ctx, nil, pods[g+j], "n1")
+		}
+		for j := 0; j < 5; j++ {
+			pl.store.Forget(pods[g+j])
+		}
+	}
+}
