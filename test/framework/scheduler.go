@@ -3,9 +3,9 @@ package framework
 import (
 	"context"
 	"flag"
-	"sync"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 

@@ -12,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
-	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
