@@ -29,6 +29,9 @@ TEST_TIMEOUT ?= 40m
 
 export PHALANX_BIN_DIR := $(BIN)
 
+# bin/<tool> on the command line means the same as $(BIN)/<tool>.
+bin/%: ; @$(MAKE) --no-print-directory $(BIN)/$*
+
 .PHONY: build tools test test-unit test-integration test-e2e generate verify run down clean help
 
 help: ## Show the targets.
@@ -44,7 +47,7 @@ $(BIN)/phalanx-scheduler: FORCE
 $(BIN)/localup: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/localup
 
-tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok ## Build the control-plane tools into bin/ (once).
+tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/kwok ## Build the control-plane tools into bin/ (once).
 
 $(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
 	@echo ">> building etcd (hack/tools/etcd, ~2 min cold)"

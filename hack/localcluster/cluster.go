@@ -41,6 +41,10 @@ type Options struct {
 	EtcdPort, EtcdPeerPort, APIServerPort int
 	// StartTimeout bounds the wait for each process to become healthy.
 	StartTimeout time.Duration
+	// ControllerManager also runs kube-controller-manager with the controllers that Jobs,
+	// Deployments and namespace deletion need (bin/kube-controller-manager, `make
+	// bin/kube-controller-manager`).
+	ControllerManager bool
 	// Detach starts the processes in their own session so that they outlive this program
 	// (hack/local-up.sh); otherwise Stop (or the end of the test binary) ends them.
 	Detach bool
@@ -70,7 +74,11 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 90 * time.Second
 	}
-	for _, bin := range []string{"etcd", "kube-apiserver", "kwok"} {
+	bins := []string{"etcd", "kube-apiserver", "kwok"}
+	if o.ControllerManager {
+		bins = append(bins, "kube-controller-manager")
+	}
+	for _, bin := range bins {
 		if !fileExists(filepath.Join(o.BinDir, bin)) {
 			return nil, fmt.Errorf("%s not found in %s: run `make tools` first", bin, o.BinDir)
 		}
@@ -162,6 +170,25 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	c.Config.QPS, c.Config.Burst = 500, 1000
 
+	if o.ControllerManager {
+		kcm, err := c.spawn(o, "kube-controller-manager",
+			"--kubeconfig="+c.Kubeconfig,
+			"--controllers=deployment-controller,replicaset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller",
+			"--leader-elect=false",
+			"--secure-port=0",
+			"--use-service-account-credentials=false",
+			"--root-ca-file="+certs.CACert,
+			"--v=1",
+		)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-kcm.exited:
+			return nil, kcm.failure()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	kwokPort, err := freePort()
 	if err != nil {
 		return nil, err
@@ -228,7 +255,7 @@ func (c *Cluster) Stop() {
 // StopDetached ends the processes recorded in the PID files under dir (hack/local-up.sh down).
 func StopDetached(dir string) error {
 	var errs []error
-	for _, name := range []string{"kwok", "kube-apiserver", "etcd"} {
+	for _, name := range []string{"kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
 		pidFile := filepath.Join(dir, name+".pid")
 		raw, err := os.ReadFile(pidFile)
 		if errors.Is(err, os.ErrNotExist) {

@@ -378,6 +378,15 @@ func (s *Store) Admit(pod *v1.Pod) (bool, Wait) {
 	if m := e.members[pod.Name]; m != nil && m.Group < 0 {
 		return false, Wait{ReasonNotInPodGroup, fmt.Sprintf("pod is in no podgroup of %s (not in podReferences, no podgroup named after its clique)", k)}
 	}
+	if missing := missingLocked(e); len(missing) > 0 {
+		return false, Wait{ReasonWaitingForMembers, fmt.Sprintf("%s waits for members to be created or ungated: %s", k, strings.Join(missing, "; "))}
+	}
+	return true, Wait{}
+}
+
+// missingLocked lists the podgroups with fewer than minReplicas non-surge members present
+// and ungated, as "worker has 1 of 2".
+func missingLocked(e *entry) []string {
 	var missing []string
 	for i, pg := range e.spec.PodGroups {
 		var present int32
@@ -390,10 +399,16 @@ func (s *Store) Admit(pod *v1.Pod) (bool, Wait) {
 			missing = append(missing, fmt.Sprintf("%s has %d of %d", pg.Name, present, pg.MinReplicas))
 		}
 	}
-	if len(missing) > 0 {
-		return false, Wait{ReasonWaitingForMembers, fmt.Sprintf("%s waits for members to be created or ungated: %s", k, strings.Join(missing, "; "))}
-	}
-	return true, Wait{}
+	return missing
+}
+
+// MembersPresent reports whether every podgroup of the gang has minReplicas non-surge
+// members present and ungated: the gang can be attempted.
+func (s *Store) MembersPresent(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && e.spec != nil && len(missingLocked(e)) == 0
 }
 
 // PendingNeed is what the gang still has to place to reach quorum: for each podgroup, the

@@ -10,20 +10,25 @@ import (
 	// Registers the plugin argument types with the kube-scheduler configuration scheme.
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgroup"
 )
 
 // RegistryOptions registers every Phalanx plugin with the scheduler's out-of-tree registry.
 func RegistryOptions() []app.Option {
 	return []app.Option{
 		app.WithPlugin(podgang.Name, podgang.New),
+		app.WithPlugin(podgroup.Name, podgroup.New),
 	}
 }
 
 // enabledPlugins are the Phalanx plugins that the default profile enables at every extension
-// point they implement. PodGang's score (GPU bin-packing, preferred packing) outweighs the
+// point they implement. PodGang provides the queue order of both. Their score (GPU bin-packing, preferred packing) outweighs the
 // default spreading score of NodeResourcesFit.
 func enabledPlugins() []configv1.Plugin {
-	return []configv1.Plugin{{Name: podgang.Name, Weight: ptr.To[int32](3)}}
+	return []configv1.Plugin{
+		{Name: podgang.Name, Weight: ptr.To[int32](3)},
+		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
+	}
 }
 
 // queueSort replaces the default PrioritySort: only one queue-sort plugin may be enabled.

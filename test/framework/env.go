@@ -41,10 +41,16 @@ var shared *Env
 // Main starts (or attaches to) the control plane, runs the tests and stops what it started.
 // Call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(run(m, false))
 }
 
-func run(m *testing.M) int {
+// MainWithControllers is Main with a kube-controller-manager in the control plane, for tests
+// of Jobs and Deployments.
+func MainWithControllers(m *testing.M) {
+	os.Exit(run(m, true))
+}
+
+func run(m *testing.M, controllers bool) int {
 	ctx := context.Background()
 	root, err := localcluster.RepoRoot()
 	if err != nil {
@@ -70,9 +76,10 @@ func run(m *testing.M) int {
 		defer func() { _ = os.RemoveAll(runDir) }()
 		start := time.Now()
 		cluster, err = localcluster.Start(ctx, localcluster.Options{
-			Dir:        runDir,
-			BinDir:     binDir,
-			KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"),
+			Dir:               runDir,
+			BinDir:            binDir,
+			KwokStages:        filepath.Join(root, "hack", "kwok", "stages.yaml"),
+			ControllerManager: controllers,
 		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting the local control plane: %v\n", err)

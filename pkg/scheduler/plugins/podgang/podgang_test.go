@@ -19,6 +19,7 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // handle is the part of the framework handle that the hooks under test use.
@@ -60,7 +61,10 @@ func newTestPlugin(t testing.TB) (*Plugin, *handle) {
 	}
 	h := &handle{activated: map[string]*v1.Pod{}}
 	store := gang.NewStore(gang.Membership{SurgeLabel: args.SurgeLabelKey}, time.Now)
-	return &Plugin{handle: h, store: store, args: args, status: newStatusWriter(nil, nil, store, nil), timers: map[gang.Key]*time.Timer{}}, h
+	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Name: Name, Kind: gang.KindPodGang,
+		PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(), GangEvent: Event, ToSpec: toSpec})}
+	p.SetStatusSink(newStatusWriter(nil, nil, store, nil))
+	return p, h
 }
 
 func member(g string, i int, labels ...string) *v1.Pod {
@@ -94,9 +98,9 @@ func queued(t testing.TB, p *v1.Pod, prio int32, ts time.Time) fwk.QueuedEntityI
 func TestLess(t *testing.T) {
 	pl, _ := newTestPlugin(t)
 	t0 := time.Unix(1000, 0)
-	pl.store.SetSpec(oneGroup("old", 2, t0))
-	pl.store.SetSpec(oneGroup("new", 2, t0.Add(time.Minute)))
-	pl.store.SetSpec(oneGroup("twin", 2, t0.Add(time.Minute)))
+	pl.Store().SetSpec(oneGroup("old", 2, t0))
+	pl.Store().SetSpec(oneGroup("new", 2, t0.Add(time.Minute)))
+	pl.Store().SetSpec(oneGroup("twin", 2, t0.Add(time.Minute)))
 	cases := []struct {
 		name string
 		a, b fwk.QueuedEntityInfo
@@ -122,10 +126,10 @@ func TestLess(t *testing.T) {
 func TestPermitQuorumAndSurge(t *testing.T) {
 	pl, h := newTestPlugin(t)
 	ctx := context.Background()
-	pl.store.SetSpec(oneGroup("g", 2, time.Now()))
+	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
 	p0, p1, s := member("g", 0), member("g", 1), member("g", 2, "phalanx.dev/surge", "true")
 	for _, p := range []*v1.Pod{p0, p1, s} {
-		pl.store.UpsertPod(p)
+		pl.Store().UpsertPod(p)
 	}
 	if st := pl.PreEnqueue(ctx, s); st.Code() != fwk.UnschedulableAndUnresolvable {
 		t.Fatalf("surge member admitted before the gang is established: %v", st)
@@ -160,10 +164,10 @@ func TestPermitQuorumAndSurge(t *testing.T) {
 func TestFailureReleasesGang(t *testing.T) {
 	pl, h := newTestPlugin(t)
 	ctx := context.Background()
-	pl.store.SetSpec(oneGroup("g", 3, time.Now()))
+	pl.Store().SetSpec(oneGroup("g", 3, time.Now()))
 	p0, p1, p2 := member("g", 0), member("g", 1), member("g", 2)
 	for _, p := range []*v1.Pod{p0, p1, p2} {
-		pl.store.UpsertPod(p)
+		pl.Store().UpsertPod(p)
 	}
 	pl.Reserve(ctx, nil, p0, "n1")
 	w0 := &waitingPod{pod: p0}
@@ -175,15 +179,13 @@ func TestFailureReleasesGang(t *testing.T) {
 	if w0.rejected == "" {
 		t.Fatal("waiting sibling not rejected")
 	}
-	if left, _ := pl.store.Backoff(gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}); left <= 0 {
+	if left, _ := pl.Store().Backoff(gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}); left <= 0 {
 		t.Fatal("gang not backing off")
 	}
 	if _, st := pl.PreFilter(ctx, state, p2, nil); st.Code() != fwk.UnschedulableAndUnresolvable {
 		t.Fatalf("member of a gang in back-off passed PreFilter: %v", st)
 	}
-	pl.timersMu.Lock()
-	defer pl.timersMu.Unlock()
-	if pl.timers[gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}] == nil {
+	if !pl.BackoffScheduled(gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}) {
 		t.Fatal("no wake-up scheduled for the end of the back-off")
 	}
 }
@@ -209,10 +211,10 @@ func benchQueue(b *testing.B) (*Plugin, []fwk.QueuedEntityInfo, []*v1.Pod) {
 	var pods []*v1.Pod
 	for g := 0; g < 1000; g++ {
 		name := fmt.Sprintf("gang-%04d", g)
-		pl.store.SetSpec(oneGroup(name, 5, t0.Add(time.Duration(g)*time.Second)))
+		pl.Store().SetSpec(oneGroup(name, 5, t0.Add(time.Duration(g)*time.Second)))
 		for i := 0; i < 5; i++ {
 			p := member(name, i)
-			pl.store.UpsertPod(p)
+			pl.Store().UpsertPod(p)
 			pods = append(pods, p)
 			entries = append(entries, queued(b, p, int32(g%3), t0))
 		}
@@ -254,7 +256,7 @@ func BenchmarkPermit(b *testing.B) {
 			pl.Permit(ctx, nil, pods[g+j], "n1")
 		}
 		for j := 0; j < 5; j++ {
-			pl.store.Forget(pods[g+j])
+			pl.Store().Forget(pods[g+j])
 		}
 	}
 }

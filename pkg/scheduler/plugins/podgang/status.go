@@ -36,14 +36,14 @@ func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangList
 	}
 }
 
-func (w *statusWriter) enqueue(k gang.Key) {
+func (w *statusWriter) Enqueue(k gang.Key) {
 	if k.Kind == gang.KindPodGang {
 		w.queue.Add(k)
 	}
 }
 
-// established records the event of a gang that just reached its quorum.
-func (w *statusWriter) established(k gang.Key) {
+// Established records the event of a gang that just reached its quorum.
+func (w *statusWriter) Established(k gang.Key) {
 	if k.Kind != gang.KindPodGang {
 		return
 	}

@@ -1,4 +1,4 @@
-package podgang
+package gangplugin
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (c *cycleState) Clone() fwk.StateData { return c }
 // gang's members already are, or, for a gang with none placed, the domain with the least room
 // left after the gang's unplaced members are packed into it (best fit keeps big domains free
 // for big gangs). An empty domain comes with a message that says what is missing.
-func (p *Plugin) chooseDomain(k gang.Key, key string, pod *v1.Pod, nodes []fwk.NodeInfo) (string, sets.Set[string], string) {
+func (p *Adapter) chooseDomain(k gang.Key, key string, pod *v1.Pod, nodes []fwk.NodeInfo) (string, sets.Set[string], string) {
 	byDomain := map[string][]fwk.NodeInfo{}
 	byName := make(map[string]string, len(nodes))
 	for _, n := range nodes {
@@ -119,7 +119,7 @@ func packs(nodes []fwk.NodeInfo, requests []gang.Resources) bool {
 }
 
 // preferredDomain is the value of the preferred packing label where most placed members are.
-func (p *Plugin) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) string {
+func (p *Adapter) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) string {
 	placed := p.store.PlacedNodes(k)
 	if len(placed) == 0 {
 		return ""
@@ -143,8 +143,8 @@ func (p *Plugin) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) s
 // Score prefers nodes that are already partly used by GPU pods (bin-packing, so that whole
 // nodes stay free for multi-GPU members) and, with a preferred packing label, nodes in the
 // domain where the gang already is.
-func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
-	raw, err := state.Read(stateKey)
+func (p *Adapter) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
+	raw, err := state.Read(p.stateKey())
 	if err != nil {
 		return 0, nil
 	}
@@ -167,4 +167,4 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fwk
 }
 
 // ScoreExtensions: scores are already in [0, MaxNodeScore].
-func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
+func (p *Adapter) ScoreExtensions() fwk.ScoreExtensions { return nil }

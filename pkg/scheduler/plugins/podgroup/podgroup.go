@@ -1,0 +1,115 @@
+// Package podgroup is the PodGroup scheduler plugin: gangs for any workload (Jobs, JobSets,
+// LeaderWorkerSets, Deployments) declared with the scheduler-plugins PodGroup API
+// (scheduling.x-k8s.io/v1alpha1, pods labelled scheduling.x-k8s.io/pod-group). It runs on the
+// same gang engine as the PodGang plugin (gangplugin, one store per profile), so a group that
+// reached minMember is established: later and replacement members are placed one by one, and
+// a rolling update of a gang-scheduled Deployment does not hang.
+//
+// It has no queue sort of its own: the PodGang plugin's order serves both kinds of gangs.
+package podgroup
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/client/informers/externalversions"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
+)
+
+// Name is the plugin name in scheduler profiles.
+const Name = "PodGroup"
+
+// Event is the framework's name for PodGroup events.
+const Event fwk.EventResource = "podgroups.v1alpha1.scheduling.x-k8s.io"
+
+// Plugin is the PodGroup plugin.
+type Plugin struct {
+	*gangplugin.Adapter
+}
+
+var (
+	_ fwk.PreEnqueuePlugin  = &Plugin{}
+	_ fwk.PreFilterPlugin   = &Plugin{}
+	_ fwk.PostFilterPlugin  = &Plugin{}
+	_ fwk.ScorePlugin       = &Plugin{}
+	_ fwk.ReservePlugin     = &Plugin{}
+	_ fwk.PermitPlugin      = &Plugin{}
+	_ fwk.PostBindPlugin    = &Plugin{}
+	_ fwk.EnqueueExtensions = &Plugin{}
+)
+
+// New builds the plugin on the profile's shared gang store, with a PodGroup informer and the
+// PodGroup status writer.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args := config.PodGroupArgs{}
+	switch a := obj.(type) {
+	case nil:
+	case *config.PodGroupArgs:
+		args = *a.DeepCopy()
+	default:
+		return nil, fmt.Errorf("%s: want args of type PodGroupArgs, got %T", Name, obj)
+	}
+	config.SetDefaultsPodGroupArgs(&args)
+	if errs := config.ValidatePodGroupArgs(nil, &args); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
+	}
+	store, err := gangplugin.SharedStore(h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	client, err := versioned.NewForConfig(podgang.JSONConfig(h.KubeConfig()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: creating the PodGroup client: %w", Name, err)
+	}
+	factory := externalversions.NewSharedInformerFactory(client, 0)
+	groups := factory.Scheduling().V1alpha1().PodGroups()
+	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{
+		Name: Name, Kind: gang.KindPodGroup, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
+		GangEvent: Event, ToSpec: toSpec,
+	})}
+	pods := h.SharedInformerFactory().Core().V1().Pods()
+	status := newStatusWriter(client, groups.Lister(), h.ClientSet(), store, h.EventRecorder())
+	p.SetStatusSink(status)
+	if _, err := groups.Informer().AddEventHandler(p.GangHandlers()); err != nil {
+		return nil, err
+	}
+	if _, err := pods.Informer().AddEventHandler(p.PodHandlers()); err != nil {
+		return nil, err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, fmt.Errorf("%s: informer for %v did not sync", Name, typ)
+		}
+	}
+	go status.run(ctx)
+	klog.FromContext(ctx).Info("PodGroup plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff())
+	return p, nil
+}
+
+// Name returns the plugin name.
+func (p *Plugin) Name() string { return Name }
+
+func toSpec(obj any) (gang.Spec, bool) {
+	switch o := obj.(type) {
+	case *schedulingv1.PodGroup:
+		return gang.SpecFromPodGroup(o), true
+	case *unstructured.Unstructured:
+		pg := &schedulingv1.PodGroup{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, pg); err != nil {
+			return gang.Spec{}, false
+		}
+		return gang.SpecFromPodGroup(pg), true
+	}
+	return gang.Spec{}, false
+}

@@ -1,0 +1,154 @@
+package podgroup
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	schedulinglisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduling/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// statusWriter keeps PodGroup status (phase, member counts, scheduleStartTime) and events
+// current, off the scheduling path.
+type statusWriter struct {
+	client versioned.Interface
+	groups schedulinglisters.PodGroupLister
+	// pods reads members of every phase: the scheduler's own pod informer leaves out
+	// succeeded and failed pods, which the counts need.
+	pods     kubernetes.Interface
+	store    *gang.Store
+	recorder events.EventRecorder
+	queue    workqueue.TypedRateLimitingInterface[gang.Key]
+	// lastWait is the wait message last reported by an event, per group (worker only).
+	lastWait map[gang.Key]string
+}
+
+func newStatusWriter(client versioned.Interface, groups schedulinglisters.PodGroupLister, pods kubernetes.Interface, store *gang.Store, recorder events.EventRecorder) *statusWriter {
+	return &statusWriter{
+		client: client, groups: groups, pods: pods, store: store, recorder: recorder, lastWait: map[gang.Key]string{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[gang.Key](),
+			workqueue.TypedRateLimitingQueueConfig[gang.Key]{Name: "podgroup-status"}),
+	}
+}
+
+// Enqueue asks for the group's status to be written.
+func (w *statusWriter) Enqueue(k gang.Key) {
+	if k.Kind == gang.KindPodGroup {
+		w.queue.Add(k)
+	}
+}
+
+// Established records the event of a group that just reached minMember bound pods.
+func (w *statusWriter) Established(k gang.Key) {
+	st := w.store.Status(k)
+	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("minMember reached: %d pods bound on %d nodes; further members are placed one by one", st.Bound, st.Nodes))
+}
+
+func (w *statusWriter) run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	for {
+		k, quit := w.queue.Get()
+		if quit {
+			return
+		}
+		if err := w.sync(ctx, k); err != nil {
+			klog.FromContext(ctx).V(2).Info("Retrying PodGroup status update", "group", k.String(), "err", err)
+			w.queue.AddRateLimited(k)
+		} else {
+			w.queue.Forget(k)
+		}
+		w.queue.Done(k)
+	}
+}
+
+// Phase derives the phase of a group from what the scheduler knows and the pods' phases.
+func Phase(st gang.Status, minMember, running, succeeded, failed int32) schedulingv1.PodGroupPhase {
+	switch {
+	case minMember > 0 && succeeded >= minMember && running == 0:
+		return schedulingv1.PodGroupFinished
+	case failed > 0 && running+succeeded < minMember:
+		return schedulingv1.PodGroupFailed
+	case minMember > 0 && running >= minMember:
+		return schedulingv1.PodGroupRunning
+	case st.Established:
+		return schedulingv1.PodGroupScheduled
+	case st.Bound > 0 || st.Wait.Reason == gang.ReasonWaitingForMembers:
+		return schedulingv1.PodGroupScheduling
+	}
+	return schedulingv1.PodGroupPending
+}
+
+func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
+	pg, err := w.groups.PodGroups(k.Namespace).Get(k.Name)
+	if apierrors.IsNotFound(err) {
+		delete(w.lastWait, k)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pods, err := w.pods.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.SelectorFromSet(labels.Set{schedulingv1.LabelPodGroup: k.Name}).String(), ResourceVersion: "0"})
+	if err != nil {
+		return err
+	}
+	var running, succeeded, failed int32
+	for _, p := range pods.Items {
+		switch p.Status.Phase {
+		case v1.PodRunning:
+			running++
+		case v1.PodSucceeded:
+			succeeded++
+		case v1.PodFailed:
+			failed++
+		}
+	}
+	st := w.store.Status(k)
+	desired := pg.Status
+	desired.Phase = Phase(st, pg.Spec.MinMember, running, succeeded, failed)
+	desired.Running, desired.Succeeded, desired.Failed = running, succeeded, failed
+	if desired.ScheduleStartTime.IsZero() && desired.Phase != schedulingv1.PodGroupPending {
+		desired.ScheduleStartTime = metav1.Now()
+	}
+	if st.Wait.Message != w.lastWait[k] {
+		w.lastWait[k] = st.Wait.Message
+		if st.Wait.Reason != "" {
+			w.event(k, v1.EventTypeWarning, st.Wait.Reason, "Scheduling", st.Wait.Message)
+		}
+	}
+	if desired == pg.Status {
+		return nil
+	}
+	updated := pg.DeepCopy()
+	updated.Status = desired
+	if _, err := w.client.SchedulingV1alpha1().PodGroups(k.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of %s: %w", k, err)
+	}
+	return nil
+}
+
+func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
+	if w.recorder == nil {
+		return
+	}
+	ref := &v1.ObjectReference{APIVersion: schedulingv1.SchemeGroupVersion.String(), Kind: "PodGroup", Namespace: k.Namespace, Name: k.Name}
+	if spec, ok := w.store.Spec(k); ok {
+		ref.UID = spec.UID
+	}
+	w.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+}
