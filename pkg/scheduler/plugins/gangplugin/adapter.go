@@ -54,7 +54,6 @@ type Adapter struct {
 	timers   map[gang.Key]*time.Timer
 }
 
-
 // NewAdapter returns an adapter on the profile's shared store. status may be set later with
 // SetStatusSink (it usually needs the store).
 func NewAdapter(h fwk.Handle, store *gang.Store, o Options) *Adapter {
