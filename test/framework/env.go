@@ -80,6 +80,7 @@ func run(m *testing.M, controllers bool) int {
 			BinDir:            binDir,
 			KwokStages:        filepath.Join(root, "hack", "kwok", "stages.yaml"),
 			ControllerManager: controllers,
+			CRDDir:            filepath.Join(root, "manifests", "crds"),
 		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting the local control plane: %v\n", err)

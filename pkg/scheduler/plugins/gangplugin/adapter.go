@@ -73,6 +73,12 @@ func (p *Adapter) Name() string { return p.opts.Name }
 // Store returns the shared gang store.
 func (p *Adapter) Store() *gang.Store { return p.store }
 
+// ours reports whether the pod is for this scheduler profile; pods of other schedulers are
+// left alone, their gangs too.
+func (p *Adapter) ours(pod *v1.Pod) bool {
+	return p.handle == nil || pod.Spec.SchedulerName == p.handle.ProfileName()
+}
+
 // keyOf returns the pod's gang when it is of this adapter's kind.
 func (p *Adapter) keyOf(pod *v1.Pod) (gang.Key, bool) {
 	k, ok := p.store.Membership().KeyOf(pod)
@@ -370,7 +376,7 @@ func (p *Adapter) onPod(obj any) {
 		return
 	}
 	k, ok := p.keyOf(pod)
-	if !ok {
+	if !ok || !p.ours(pod) {
 		return
 	}
 	p.store.UpsertPod(pod)

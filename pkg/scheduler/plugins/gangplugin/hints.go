@@ -46,7 +46,7 @@ func (p *Adapter) hintPod(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 			return fwk.QueueSkip, nil
 		}
 		p.store.DeletePod(other)
-	} else {
+	} else if p.ours(other) {
 		p.store.UpsertPod(other)
 	}
 	if other.UID == pod.UID {

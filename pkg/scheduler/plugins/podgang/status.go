@@ -86,6 +86,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return err
 	}
 	st := w.store.Status(k)
+	if st.Members == 0 && pg.Status.Phase == "" {
+		return nil // no member for this scheduler (yet): the gang may belong to another one
+	}
 	desired := pg.Status.DeepCopy()
 	desired.Phase = schedv1.PodGangPhase(st.Phase)
 	meta.SetStatusCondition(&desired.Conditions, gang.ScheduledCondition(st, pg.Generation))

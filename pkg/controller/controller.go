@@ -1,0 +1,650 @@
+// Package controller is the thin, level-triggered PodCliqueSet controller that runs inside
+// phalanx-scheduler. Each pass observes the PodCliqueSet's children through informers,
+// computes the desired world with pkg/workload and applies the difference. It keeps no state of
+// its own: names are deterministic, so a restart at any point converges to the same objects
+// without twins, and a stale cache can only cause an AlreadyExists or NotFound, never a
+// duplicate.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/client/informers/externalversions"
+	grovelisters "github.com/phalanx-sched/phalanx/pkg/client/listers/grove/v1alpha1"
+	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// Controller reconciles PodCliqueSets.
+type Controller struct {
+	kube     kubernetes.Interface
+	client   versioned.Interface
+	recorder record.EventRecorder
+
+	kubeFactory    kubeinformers.SharedInformerFactory
+	phalanxFactory externalversions.SharedInformerFactory
+	sets           grovelisters.PodCliqueSetLister
+	cliques        grovelisters.PodCliqueLister
+	groups         grovelisters.PodCliqueScalingGroupLister
+	gangs          schedlisters.PodGangLister
+	pods           corelisters.PodLister
+	services       corelisters.ServiceLister
+	synced         []cache.InformerSynced
+	queue          workqueue.TypedRateLimitingInterface[string]
+
+	// AfterCreate, when set, runs after every successful create; an error ends the pass.
+	// Tests use it to stop the controller at a chosen point, as a crash would.
+	AfterCreate func() error
+	now         func() time.Time
+}
+
+// New builds a controller. Pods and Services are watched only with the managed-by label, so
+// the cache holds the controller's own objects, not the cluster's.
+func New(kube kubernetes.Interface, client versioned.Interface, recorder record.EventRecorder) *Controller {
+	kf := kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = labels.SelectorFromSet(labels.Set{workload.LabelManagedBy: workload.ManagedBy}).String()
+	}))
+	pf := externalversions.NewSharedInformerFactory(client, 0)
+	c := &Controller{
+		kube: kube, client: client, recorder: recorder, kubeFactory: kf, phalanxFactory: pf,
+		sets:     pf.Grove().V1alpha1().PodCliqueSets().Lister(),
+		cliques:  pf.Grove().V1alpha1().PodCliques().Lister(),
+		groups:   pf.Grove().V1alpha1().PodCliqueScalingGroups().Lister(),
+		gangs:    pf.Scheduler().V1alpha1().PodGangs().Lister(),
+		pods:     kf.Core().V1().Pods().Lister(),
+		services: kf.Core().V1().Services().Lister(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
+		now: time.Now,
+	}
+	setHandler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueSet,
+		UpdateFunc: func(_, o any) { c.enqueueSet(o) },
+		DeleteFunc: c.enqueueSet,
+	}
+	childHandler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueOwner,
+		UpdateFunc: func(_, o any) { c.enqueueOwner(o) },
+		DeleteFunc: c.enqueueOwner,
+	}
+	for _, inf := range []cache.SharedIndexInformer{
+		pf.Grove().V1alpha1().PodCliqueSets().Informer(),
+	} {
+		_, _ = inf.AddEventHandler(setHandler)
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	for _, inf := range []cache.SharedIndexInformer{
+		pf.Grove().V1alpha1().PodCliques().Informer(),
+		pf.Grove().V1alpha1().PodCliqueScalingGroups().Informer(),
+		pf.Scheduler().V1alpha1().PodGangs().Informer(),
+		kf.Core().V1().Pods().Informer(),
+		kf.Core().V1().Services().Informer(),
+	} {
+		_, _ = inf.AddEventHandler(childHandler)
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	return c
+}
+
+func (c *Controller) enqueueSet(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		c.queue.Add(key)
+	}
+}
+
+func (c *Controller) enqueueOwner(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
+		c.queue.Add(m.GetNamespace() + "/" + set)
+	}
+}
+
+// Run starts the informers and workers and blocks until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx)
+	c.kubeFactory.Start(ctx.Done())
+	c.phalanxFactory.Start(ctx.Done())
+	defer c.kubeFactory.Shutdown()
+	defer c.phalanxFactory.Shutdown()
+	if !cache.WaitForNamedCacheSync("podcliqueset", ctx.Done(), c.synced...) {
+		return fmt.Errorf("podcliqueset controller: caches did not sync")
+	}
+	logger.Info("PodCliqueSet controller started", "workers", workers)
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+	logger.Info("PodCliqueSet controller stopped")
+	return nil
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.processNext(ctx) {
+	}
+}
+
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.Reconcile(ctx, key); err != nil {
+		if ctx.Err() == nil {
+			klog.FromContext(ctx).Error(err, "Reconciling PodCliqueSet", "key", key)
+		}
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+// observed holds a PodCliqueSet's children as the caches see them.
+type observed struct {
+	cliques  map[string]*grovev1.PodClique
+	groups   map[string]*grovev1.PodCliqueScalingGroup
+	gangs    map[string]*schedv1.PodGang
+	pods     map[string]*corev1.Pod
+	services map[string]*corev1.Service
+}
+
+func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
+	sel := labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name, workload.LabelManagedBy: workload.ManagedBy})
+	o := &observed{map[string]*grovev1.PodClique{}, map[string]*grovev1.PodCliqueScalingGroup{}, map[string]*schedv1.PodGang{}, map[string]*corev1.Pod{}, map[string]*corev1.Service{}}
+	cliques, err := c.cliques.PodCliques(pcs.Namespace).List(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range cliques {
+		o.cliques[x.Name] = x
+	}
+	groups, err := c.groups.PodCliqueScalingGroups(pcs.Namespace).List(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range groups {
+		o.groups[x.Name] = x
+	}
+	gangs, err := c.gangs.PodGangs(pcs.Namespace).List(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range gangs {
+		o.gangs[x.Name] = x
+	}
+	pods, err := c.pods.Pods(pcs.Namespace).List(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range pods {
+		o.pods[x.Name] = x
+	}
+	svcs, err := c.services.Services(pcs.Namespace).List(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range svcs {
+		o.services[x.Name] = x
+	}
+	return o, nil
+}
+
+// Reconcile brings one PodCliqueSet's children to the desired world and writes statuses.
+func (c *Controller) Reconcile(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil // owner references let the garbage collector remove the children
+	}
+	if err != nil {
+		return err
+	}
+	if pcs.DeletionTimestamp != nil {
+		return nil
+	}
+	obs, err := c.observe(pcs)
+	if err != nil {
+		return err
+	}
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups})
+	a := &applier{c: c, ctx: ctx, pcs: pcs}
+	if err := a.apply(obs, want); err != nil {
+		return err
+	}
+	return c.writeStatus(ctx, pcs, obs, want)
+}
+
+// applier applies one pass's differences for one PodCliqueSet.
+type applier struct {
+	c       *Controller
+	ctx     context.Context
+	pcs     *grovev1.PodCliqueSet
+	created map[string]int
+	deleted map[string]int
+}
+
+func (a *applier) afterCreate(kind string) error {
+	if a.created == nil {
+		a.created = map[string]int{}
+	}
+	a.created[kind]++
+	if a.c.AfterCreate != nil {
+		return a.c.AfterCreate()
+	}
+	return nil
+}
+
+func ignoreExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// apply creates what is missing (groups, cliques, services, gangs, then pods, so that a pod
+// never exists before its gang), updates what changed and deletes what is no longer wanted
+// (not-ready pods first).
+func (a *applier) apply(obs *observed, want *workload.World) error {
+	ctx, c, ns := a.ctx, a.c, a.pcs.Namespace
+	defer a.report()
+	for _, sg := range want.ScalingGroups {
+		cur := obs.groups[sg.Name]
+		switch {
+		case cur == nil:
+			got, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Create(ctx, sg, metav1.CreateOptions{})
+			if err := ignoreExists(err); err != nil {
+				return fmt.Errorf("creating PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+			if got != nil {
+				obs.groups[sg.Name] = got
+			}
+			if err := a.afterCreate("PodCliqueScalingGroup"); err != nil {
+				return err
+			}
+		case cur.Spec.Replicas != sg.Spec.Replicas || cur.Annotations[workload.AnnotationTemplateReplicas] != sg.Annotations[workload.AnnotationTemplateReplicas]:
+			upd := cur.DeepCopy()
+			upd.Spec.Replicas = sg.Spec.Replicas
+			if upd.Annotations == nil {
+				upd.Annotations = map[string]string{}
+			}
+			upd.Annotations[workload.AnnotationTemplateReplicas] = sg.Annotations[workload.AnnotationTemplateReplicas]
+			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+		}
+	}
+	for _, pclq := range want.Cliques {
+		cur := obs.cliques[pclq.Name]
+		switch {
+		case cur == nil:
+			got, err := c.client.GroveV1alpha1().PodCliques(ns).Create(ctx, pclq, metav1.CreateOptions{})
+			if err := ignoreExists(err); err != nil {
+				return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
+			}
+			if got != nil {
+				obs.cliques[pclq.Name] = got
+			}
+			if err := a.afterCreate("PodClique"); err != nil {
+				return err
+			}
+		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0):
+			upd := cur.DeepCopy()
+			upd.Spec.Replicas, upd.Spec.MinAvailable = pclq.Spec.Replicas, pclq.Spec.MinAvailable
+			if _, err := c.client.GroveV1alpha1().PodCliques(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodClique %s: %w", pclq.Name, err)
+			}
+		}
+	}
+	for _, svc := range want.Services {
+		if obs.services[svc.Name] == nil {
+			if _, err := c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
+				return fmt.Errorf("creating Service %s: %w", svc.Name, err)
+			}
+			if err := a.afterCreate("Service"); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range want.PodGangs {
+		cur := obs.gangs[g.Name]
+		switch {
+		case cur == nil:
+			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g, metav1.CreateOptions{}); ignoreExists(err) != nil {
+				return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
+			}
+			if err := a.afterCreate("PodGang"); err != nil {
+				return err
+			}
+		case !apiequality.Semantic.DeepEqual(cur.Spec, g.Spec):
+			upd := cur.DeepCopy()
+			upd.Spec = g.Spec
+			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodGang %s: %w", g.Name, err)
+			}
+		}
+	}
+	wantPods := map[string]bool{}
+	for _, p := range want.Pods {
+		wantPods[p.Name] = true
+		if obs.pods[p.Name] != nil {
+			continue
+		}
+		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
+		if owner == nil {
+			continue // its PodClique is not visible yet; the next pass creates the pod
+		}
+		pod := p.DeepCopy()
+		pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, grovev1.SchemeGroupVersion.WithKind("PodClique"))}
+		if _, err := c.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); ignoreExists(err) != nil {
+			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
+		}
+		if err := a.afterCreate("Pod"); err != nil {
+			return err
+		}
+	}
+	return a.deleteUnwanted(obs, want, wantPods)
+}
+
+func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods map[string]bool) error {
+	ctx, c, ns := a.ctx, a.c, a.pcs.Namespace
+	var surplus []*corev1.Pod
+	for name, p := range obs.pods {
+		if !wantPods[name] && p.DeletionTimestamp == nil {
+			surplus = append(surplus, p)
+		}
+	}
+	// Not-ready pods first, then the highest index.
+	sort.Slice(surplus, func(i, j int) bool {
+		ri, rj := workload.PodReady(surplus[i]), workload.PodReady(surplus[j])
+		if ri != rj {
+			return !ri
+		}
+		return index.Parse(surplus[i].Labels[grovev1.LabelPodCliquePodIndex]) > index.Parse(surplus[j].Labels[grovev1.LabelPodCliquePodIndex])
+	})
+	for _, p := range surplus {
+		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
+		}
+		a.countDelete("Pod")
+	}
+	wanted := func(names []string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	var gangNames, cliqueNames, groupNames, svcNames []string
+	for _, x := range want.PodGangs {
+		gangNames = append(gangNames, x.Name)
+	}
+	for _, x := range want.Cliques {
+		cliqueNames = append(cliqueNames, x.Name)
+	}
+	for _, x := range want.ScalingGroups {
+		groupNames = append(groupNames, x.Name)
+	}
+	for _, x := range want.Services {
+		svcNames = append(svcNames, x.Name)
+	}
+	wg, wc, wsg, ws := wanted(gangNames), wanted(cliqueNames), wanted(groupNames), wanted(svcNames)
+	var errs []error
+	for name, x := range obs.gangs {
+		if !wg[name] {
+			errs = append(errs, a.deleteObject("PodGang", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.cliques {
+		if !wc[name] {
+			errs = append(errs, a.deleteObject("PodClique", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.GroveV1alpha1().PodCliques(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.groups {
+		if !wsg[name] {
+			errs = append(errs, a.deleteObject("PodCliqueScalingGroup", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.services {
+		if !ws[name] {
+			errs = append(errs, a.deleteObject("Service", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.kube.CoreV1().Services(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *applier) deleteObject(kind, name string, uid types.UID, del func(metav1.DeleteOptions) error) error {
+	if err := ignoreNotFound(del(metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})); err != nil {
+		return fmt.Errorf("deleting %s %s: %w", kind, name, err)
+	}
+	a.countDelete(kind)
+	return nil
+}
+
+func (a *applier) countDelete(kind string) {
+	if a.deleted == nil {
+		a.deleted = map[string]int{}
+	}
+	a.deleted[kind]++
+}
+
+// report records one event per kind and verb for the pass.
+func (a *applier) report() {
+	if a.c.recorder == nil {
+		return
+	}
+	for _, kind := range sortedKeys(a.created) {
+		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, "Created", "Created %d %s(s)", a.created[kind], kind)
+	}
+	for _, kind := range sortedKeys(a.deleted) {
+		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, "Deleted", "Deleted %d %s(s) no longer wanted", a.deleted[kind], kind)
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
+func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World) error {
+	now := metav1.NewTime(c.now())
+	hashes := map[string]string{}
+	for i := range pcs.Spec.Template.Cliques {
+		hashes[pcs.Spec.Template.Cliques[i].Name] = workload.TemplateHash(&pcs.Spec.Template.Cliques[i])
+	}
+	podsByClique := map[string][]*corev1.Pod{}
+	for _, p := range obs.pods {
+		podsByClique[p.Labels[grovev1.LabelPodClique]] = append(podsByClique[p.Labels[grovev1.LabelPodClique]], p)
+	}
+	var conflicts []string
+	for _, pclq := range obs.cliques {
+		members := make([]index.Member, 0, len(podsByClique[pclq.Name]))
+		for _, p := range podsByClique[pclq.Name] {
+			members = append(members, index.Member{Name: p.Name, Index: index.Parse(p.Labels[grovev1.LabelPodCliquePodIndex])})
+		}
+		if err := index.Track(members, int(pclq.Spec.Replicas)).Error(); err != nil {
+			conflicts = append(conflicts, pclq.Name+": "+err.Error())
+		}
+		st := workload.CliqueStatus(pclq, podsByClique[pclq.Name], hashes[pclq.Labels[workload.LabelCliqueTemplate]], now)
+		if !statusEqual(pclq.Status.Conditions, st.Conditions) || pclq.Status.Replicas != st.Replicas || pclq.Status.ReadyReplicas != st.ReadyReplicas ||
+			pclq.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(pclq.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(pclq.Status.Selector, st.Selector) {
+			upd := pclq.DeepCopy()
+			upd.Status = st
+			got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+			if err != nil {
+				return fmt.Errorf("updating status of PodClique %s: %w", pclq.Name, err)
+			}
+			obs.cliques[pclq.Name] = got
+		}
+	}
+	for _, sg := range obs.groups {
+		var members []*grovev1.PodClique
+		for _, pclq := range obs.cliques {
+			if pclq.Labels[grovev1.LabelPodCliqueScalingGroup] == sg.Name {
+				members = append(members, pclq)
+			}
+		}
+		st := workload.ScalingGroupStatus(sg, members, now)
+		if !statusEqual(sg.Status.Conditions, st.Conditions) || sg.Status.Replicas != st.Replicas || sg.Status.AvailableReplicas != st.AvailableReplicas ||
+			sg.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(sg.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(sg.Status.Selector, st.Selector) {
+			upd := sg.DeepCopy()
+			upd.Status = st
+			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating status of PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+		}
+	}
+	st := setStatus(pcs, obs, want, now, conflicts)
+	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
+		return nil
+	}
+	upd := pcs.DeepCopy()
+	upd.Status = st
+	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of PodCliqueSet %s: %w", pcs.Name, err)
+	}
+	if len(conflicts) > 0 && c.recorder != nil {
+		c.recorder.Eventf(pcs, corev1.EventTypeWarning, "IndexConflict", "Pods claim the same index; they are left in place for you to resolve: %v", conflicts)
+	}
+	return nil
+}
+
+// setStatus computes the PodCliqueSet status: a replica is available when each of its gangs
+// has minReplicas Ready pods in every podgroup, updated when every pod it should have exists
+// with its template's revision.
+func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string) grovev1.PodCliqueSetStatus {
+	st := *pcs.Status.DeepCopy()
+	st.ObservedGeneration = ptr.To(pcs.Generation)
+	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name}).String())
+	replicas := map[string]bool{}
+	gangsOf := map[string][]*schedv1.PodGang{}
+	for _, g := range obs.gangs {
+		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		replicas[r] = true
+		gangsOf[r] = append(gangsOf[r], g)
+	}
+	st.Replicas = int32(len(replicas))
+	st.AvailableReplicas, st.UpdatedReplicas = 0, 0
+	for r := range replicas {
+		available := len(gangsOf[r]) > 0
+		for _, g := range gangsOf[r] {
+			if !workload.GangAvailable(g, obs.pods) {
+				available = false
+			}
+		}
+		if available {
+			st.AvailableReplicas++
+		}
+	}
+	updated := map[string]bool{}
+	for r := range replicas {
+		updated[r] = true
+	}
+	for _, p := range want.Pods {
+		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		cur := obs.pods[p.Name]
+		if cur == nil || cur.Labels[grovev1.LabelPodTemplateHash] != p.Labels[grovev1.LabelPodTemplateHash] {
+			updated[r] = false
+		}
+	}
+	for r, ok := range updated {
+		if ok && replicas[r] {
+			st.UpdatedReplicas++
+		}
+	}
+	avail := metav1.Condition{Type: grovev1.ConditionAvailable, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
+	if st.AvailableReplicas >= pcs.Spec.Replicas {
+		avail.Status, avail.Reason = metav1.ConditionTrue, "ReplicasAvailable"
+		avail.Message = "every replica's gangs have minAvailable Ready pods"
+	} else {
+		avail.Status, avail.Reason = metav1.ConditionFalse, "ReplicasUnavailable"
+		avail.Message = strconv.Itoa(int(st.AvailableReplicas)) + " of " + strconv.Itoa(int(pcs.Spec.Replicas)) + " replicas are available"
+	}
+	meta.SetStatusCondition(&st.Conditions, avail)
+	conflict := metav1.Condition{Type: "IndexConflict", ObservedGeneration: pcs.Generation, LastTransitionTime: now, Status: metav1.ConditionFalse, Reason: "NoConflict", Message: "every pod holds its own index"}
+	if len(conflicts) > 0 {
+		conflict.Status, conflict.Reason = metav1.ConditionTrue, "DuplicateIndex"
+		conflict.Message = fmt.Sprintf("pods claim the same index and are left in place: %v", conflicts)
+	}
+	meta.SetStatusCondition(&st.Conditions, conflict)
+	return st
+}
+
+func statusEqual(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		cb := meta.FindStatusCondition(b, a[i].Type)
+		if cb == nil || cb.Status != a[i].Status || cb.Reason != a[i].Reason || cb.Message != a[i].Message || cb.ObservedGeneration != a[i].ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}
+
+func stripTimes(st grovev1.PodCliqueSetStatus) grovev1.PodCliqueSetStatus {
+	out := *st.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.Time{}
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+)
+
+// Observed is what the desired world depends on besides the PodCliqueSet itself.
+type Observed struct {
+	// ScalingGroups are the existing scaling groups by name (their spec.replicas may have been
+	// changed through the scale subresource).
+	ScalingGroups map[string]*grovev1.PodCliqueScalingGroup
+}
+
+// World is every object a PodCliqueSet should have. Pods carry no owner reference: it names
+// their PodClique, whose UID only exists once the PodClique does.
+type World struct {
+	Cliques       []*grovev1.PodClique
+	ScalingGroups []*grovev1.PodCliqueScalingGroup
+	PodGangs      []*schedv1.PodGang
+	Services      []*corev1.Service
+	Pods          []*corev1.Pod
+}
+
+// GroupReplicas is the replica count of a scaling group: the template's, unless the group was
+// scaled through its scale subresource since the template last set it.
+func GroupReplicas(cfg *grovev1.PodCliqueScalingGroupConfig, existing *grovev1.PodCliqueScalingGroup) int32 {
+	tmpl := ptr.Deref(cfg.Replicas, 1)
+	if existing == nil {
+		return tmpl
+	}
+	if existing.Annotations[AnnotationTemplateReplicas] == strconv.Itoa(int(tmpl)) {
+		return existing.Spec.Replicas
+	}
+	return tmpl
+}
+
+// cliqueMin is a clique's minAvailable (default: its replicas).
+func cliqueMin(c *grovev1.PodCliqueTemplateSpec) int32 {
+	return ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas)
+}
+
+// Desired computes the world of a PodCliqueSet.
+func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
+	w := &World{}
+	inGroup := map[string]*grovev1.PodCliqueScalingGroupConfig{}
+	for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		g := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
+		for _, c := range g.CliqueNames {
+			inGroup[c] = g
+		}
+	}
+	cliques := map[string]*grovev1.PodCliqueTemplateSpec{}
+	for i := range pcs.Spec.Template.Cliques {
+		cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
+	}
+	owner := *metav1.NewControllerRef(pcs, grovev1.SchemeGroupVersion.WithKind("PodCliqueSet"))
+	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w}
+		b.service()
+		base := b.gang(BasePodGangName(pcs.Name, r), "")
+		for i := range pcs.Spec.Template.Cliques {
+			c := &pcs.Spec.Template.Cliques[i]
+			if inGroup[c.Name] != nil {
+				continue
+			}
+			b.clique(c, PodCliqueName(pcs.Name, r, c.Name), base, nil, 0)
+		}
+		for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
+			sgName := ScalingGroupName(pcs.Name, r, cfg.Name)
+			replicas := GroupReplicas(cfg, obs.ScalingGroups[sgName])
+			minAvail := ptr.Deref(cfg.MinAvailable, 1)
+			b.scalingGroup(cfg, sgName, replicas, minAvail)
+			for j := 0; j < int(replicas); j++ {
+				gang := base
+				if j >= int(minAvail) {
+					gang = b.gang(ScaledPodGangName(pcs.Name, r, cfg.Name, j), base.Name)
+				}
+				for _, cn := range cfg.CliqueNames {
+					if c := cliques[cn]; c != nil {
+						b.clique(c, GroupCliqueName(pcs.Name, r, cfg.Name, j, cn), gang, cfg, j)
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(w.Pods, func(i, j int) bool { return w.Pods[i].Name < w.Pods[j].Name })
+	return w
+}
+
+type replicaBuilder struct {
+	pcs     *grovev1.PodCliqueSet
+	replica int
+	owner   metav1.OwnerReference
+	world   *World
+}
+
+// labels are the labels of every object of the replica.
+func (b *replicaBuilder) labels(extra map[string]string) map[string]string {
+	l := map[string]string{
+		grovev1.LabelPodCliqueSet:             b.pcs.Name,
+		LabelManagedBy:                        ManagedBy,
+		grovev1.LabelPodCliqueSetReplicaIndex: strconv.Itoa(b.replica),
+	}
+	for k, v := range extra {
+		l[k] = v
+	}
+	return l
+}
+
+func (b *replicaBuilder) meta(name string, extra map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: b.pcs.Namespace, Labels: b.labels(extra), OwnerReferences: []metav1.OwnerReference{b.owner}}
+}
+
+func (b *replicaBuilder) service() {
+	publish := false
+	if c := b.pcs.Spec.Template.HeadlessServiceConfig; c != nil {
+		publish = c.PublishNotReadyAddresses
+	}
+	name := ServiceName(b.pcs.Name, b.replica)
+	b.world.Services = append(b.world.Services, &corev1.Service{
+		ObjectMeta: b.meta(name, nil),
+		Spec: corev1.ServiceSpec{
+			ClusterIP:                corev1.ClusterIPNone,
+			Selector:                 map[string]string{grovev1.LabelPodCliqueSet: b.pcs.Name, grovev1.LabelPodCliqueSetReplicaIndex: strconv.Itoa(b.replica)},
+			PublishNotReadyAddresses: publish,
+		},
+	})
+}
+
+func (b *replicaBuilder) gang(name, base string) *schedv1.PodGang {
+	g := &schedv1.PodGang{
+		ObjectMeta: b.meta(name, nil),
+		Spec:       schedv1.PodGangSpec{PriorityClassName: b.pcs.Spec.Template.PriorityClassName},
+	}
+	if base != "" {
+		g.Labels[grovev1.LabelBasePodGang] = base
+	}
+	if tc := b.pcs.Spec.Template.TopologyConstraint; tc != nil && tc.PackDomain != nil {
+		g.Spec.TopologyConstraint = &schedv1.TopologyConstraint{PackConstraint: &schedv1.TopologyPackConstraint{Required: ptr.To(*tc.PackDomain)}}
+	}
+	b.world.PodGangs = append(b.world.PodGangs, g)
+	return g
+}
+
+func (b *replicaBuilder) scalingGroup(cfg *grovev1.PodCliqueScalingGroupConfig, name string, replicas, minAvail int32) {
+	sg := &grovev1.PodCliqueScalingGroup{
+		ObjectMeta: b.meta(name, map[string]string{grovev1.LabelPodCliqueScalingGroup: name}),
+		Spec: grovev1.PodCliqueScalingGroupSpec{
+			Replicas:     replicas,
+			MinAvailable: ptr.To(minAvail),
+			CliqueNames:  append([]string(nil), cfg.CliqueNames...),
+		},
+	}
+	sg.Annotations = map[string]string{AnnotationTemplateReplicas: strconv.Itoa(int(ptr.Deref(cfg.Replicas, 1)))}
+	b.world.ScalingGroups = append(b.world.ScalingGroups, sg)
+}
+
+// clique adds a PodClique, its pods and its podgroup in gang.
+func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, gang *schedv1.PodGang, group *grovev1.PodCliqueScalingGroupConfig, groupReplica int) {
+	extra := map[string]string{grovev1.LabelPodClique: name, LabelCliqueTemplate: c.Name}
+	sgName := ""
+	if group != nil {
+		sgName = ScalingGroupName(b.pcs.Name, b.replica, group.Name)
+		extra[grovev1.LabelPodCliqueScalingGroup] = sgName
+		extra[grovev1.LabelPodCliqueScalingGroupReplicaIndex] = strconv.Itoa(groupReplica)
+	}
+	for k, v := range c.Labels {
+		extra[k] = v
+	}
+	pclq := &grovev1.PodClique{ObjectMeta: b.meta(name, extra), Spec: *c.Spec.DeepCopy()}
+	pclq.Spec.MinAvailable = ptr.To(cliqueMin(c))
+	pclq.Annotations = c.Annotations
+	b.world.Cliques = append(b.world.Cliques, pclq)
+
+	hash := TemplateHash(c)
+	pg := schedv1.PodGroup{Name: name, MinReplicas: cliqueMin(c)}
+	for i := 0; i < int(c.Spec.Replicas); i++ {
+		pod := b.pod(c, pclq, i, gang, hash, sgName, group, groupReplica)
+		pg.PodReferences = append(pg.PodReferences, schedv1.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		b.world.Pods = append(b.world.Pods, pod)
+	}
+	gang.Spec.PodGroups = append(gang.Spec.PodGroups, pg)
+}
+
+func (b *replicaBuilder) pod(c *grovev1.PodCliqueTemplateSpec, pclq *grovev1.PodClique, i int, gang *schedv1.PodGang, hash, sgName string, group *grovev1.PodCliqueScalingGroupConfig, groupReplica int) *corev1.Pod {
+	labels := map[string]string{}
+	for k, v := range pclq.Labels {
+		labels[k] = v
+	}
+	labels[grovev1.LabelPodCliquePodIndex] = strconv.Itoa(i)
+	labels[grovev1.LabelPodGang] = gang.Name
+	labels[grovev1.LabelPodTemplateHash] = hash
+	if base := gang.Labels[grovev1.LabelBasePodGang]; base != "" {
+		labels[grovev1.LabelBasePodGang] = base
+	}
+	name := PodName(pclq.Name, i)
+	svc := ServiceName(b.pcs.Name, b.replica)
+	spec := c.Spec.PodSpec.DeepCopy()
+	spec.Hostname, spec.Subdomain = name, svc
+	if spec.PriorityClassName == "" {
+		spec.PriorityClassName = b.pcs.Spec.Template.PriorityClassName
+	}
+	env := []corev1.EnvVar{
+		{Name: "GROVE_PCS_NAME", Value: b.pcs.Name},
+		{Name: "GROVE_PCS_INDEX", Value: strconv.Itoa(b.replica)},
+		{Name: "GROVE_PCLQ_NAME", Value: pclq.Name},
+		{Name: "GROVE_HEADLESS_SERVICE", Value: fmt.Sprintf("%s.%s.svc.cluster.local", svc, b.pcs.Namespace)},
+		{Name: "GROVE_PCLQ_POD_INDEX", Value: strconv.Itoa(i)},
+	}
+	if group != nil {
+		env = append(env,
+			corev1.EnvVar{Name: "GROVE_PCSG_NAME", Value: sgName},
+			corev1.EnvVar{Name: "GROVE_PCSG_INDEX", Value: strconv.Itoa(groupReplica)},
+			corev1.EnvVar{Name: "GROVE_PCSG_TEMPLATE_NUM_PODS", Value: strconv.Itoa(groupPods(b.pcs, group))},
+		)
+	}
+	for ci := range spec.Containers {
+		spec.Containers[ci].Env = append(spec.Containers[ci].Env, env...)
+	}
+	for ci := range spec.InitContainers {
+		spec.InitContainers[ci].Env = append(spec.InitContainers[ci].Env, env...)
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.pcs.Namespace, Labels: labels, Annotations: pclq.Annotations},
+		Spec:       *spec,
+	}
+}
+
+// groupPods is the number of pods in one replica of a scaling group.
+func groupPods(pcs *grovev1.PodCliqueSet, g *grovev1.PodCliqueScalingGroupConfig) int {
+	n := 0
+	for _, cn := range g.CliqueNames {
+		for i := range pcs.Spec.Template.Cliques {
+			if pcs.Spec.Template.Cliques[i].Name == cn {
+				n += int(pcs.Spec.Template.Cliques[i].Spec.Replicas)
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,75 @@
+// Package workload computes, with pure functions, the objects that make up a PodCliqueSet:
+// PodCliques, PodCliqueScalingGroups, PodGangs, headless Services and pods, with Grove's
+// names, labels and environment. The controller compares this desired world with what it
+// observes and applies the difference; nothing here talks to the API server.
+package workload
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/json"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+)
+
+// Labels of the objects Phalanx makes, besides Grove's (pkg/apis/grove/v1alpha1).
+const (
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// ManagedBy is the value of LabelManagedBy on everything the controller makes.
+	ManagedBy = "phalanx"
+	// LabelCliqueTemplate, on PodCliques and pods, names the clique of the PodCliqueSet
+	// template they are made from.
+	LabelCliqueTemplate = "phalanx.dev/clique-template"
+	// AnnotationTemplateReplicas records the template's replicas a scaling group was last set
+	// from: while the template keeps that value, the group's own spec.replicas (its scale
+	// subresource) is honoured; when the template changes, the template wins.
+	AnnotationTemplateReplicas = "phalanx.dev/template-replicas"
+)
+
+// PodCliqueName is "<pcs>-<replica>-<clique>" for a standalone clique.
+func PodCliqueName(pcs string, replica int, clique string) string {
+	return fmt.Sprintf("%s-%d-%s", pcs, replica, clique)
+}
+
+// ScalingGroupName is "<pcs>-<replica>-<group>".
+func ScalingGroupName(pcs string, replica int, group string) string {
+	return fmt.Sprintf("%s-%d-%s", pcs, replica, group)
+}
+
+// GroupCliqueName is "<pcs>-<replica>-<group>-<groupReplica>-<clique>" for a clique of one
+// replica of a scaling group.
+func GroupCliqueName(pcs string, replica int, group string, groupReplica int, clique string) string {
+	return fmt.Sprintf("%s-%d-%s-%d-%s", pcs, replica, group, groupReplica, clique)
+}
+
+// BasePodGangName is "<pcs>-<replica>".
+func BasePodGangName(pcs string, replica int) string { return fmt.Sprintf("%s-%d", pcs, replica) }
+
+// ScaledPodGangName is "<pcs>-<replica>-<group>-<groupReplica>" for a scaling-group replica
+// at or above minAvailable.
+func ScaledPodGangName(pcs string, replica int, group string, groupReplica int) string {
+	return fmt.Sprintf("%s-%d-%s-%d", pcs, replica, group, groupReplica)
+}
+
+// ServiceName is the headless Service of a PCS replica, "<pcs>-<replica>".
+func ServiceName(pcs string, replica int) string { return fmt.Sprintf("%s-%d", pcs, replica) }
+
+// PodName is "<podclique>-<index>"; it is also the pod's hostname. Deterministic names make
+// creates idempotent: a controller acting on a stale cache gets AlreadyExists, not a twin.
+func PodName(clique string, index int) string { return clique + "-" + strconv.Itoa(index) }
+
+// TemplateHash is the revision of a clique template (label grove.io/pod-template-hash).
+func TemplateHash(t *grovev1.PodCliqueTemplateSpec) string {
+	// json.Marshal writes map keys in order, so equal templates hash equally.
+	raw, _ := json.Marshal(struct {
+		Name        string
+		Labels      map[string]string
+		Annotations map[string]string
+		Pod         any
+	}{t.Name, t.Labels, t.Annotations, t.Spec.PodSpec})
+	h := fnv.New64a()
+	_, _ = h.Write(raw)
+	return strconv.FormatUint(h.Sum64()%(1<<40), 36)
+}
