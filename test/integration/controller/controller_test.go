@@ -196,7 +196,9 @@ func TestDisaggregatedExample(t *testing.T) {
 
 	// Deleting the PodCliqueSet removes everything (owner references, no finalizers).
 	start = time.Now()
-	defer func() { t.Logf("children gone %s after the PodCliqueSet was deleted", time.Since(start).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("children gone %s after the PodCliqueSet was deleted", time.Since(start).Round(time.Millisecond))
+	}()
 	if err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Delete(ctx, pcsName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
