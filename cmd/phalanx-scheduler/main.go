@@ -1,4 +1,5 @@
-// Command phalanx-scheduler is a kube-scheduler with the Phalanx gang-scheduling plugins.
+// Command phalanx-scheduler is a kube-scheduler with the Phalanx gang-scheduling plugins and,
+// under the same leader lease, the PodCliqueSet controller.
 //
 // Without --config it runs the default configuration of pkg/scheduler: one profile named
 // phalanx-scheduler with the Phalanx plugins enabled. --kubeconfig and --leader-elect are
@@ -6,15 +7,29 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/cli/globalflag"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/component-base/term"
+	"k8s.io/component-base/version/verflag"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	phalanxserver "github.com/phalanx-sched/phalanx/pkg/server"
 	"github.com/phalanx-sched/phalanx/pkg/version"
 )
 
@@ -32,16 +47,75 @@ func main() {
 		}
 		args = append(args, "--config="+path)
 	}
-	cmd := app.NewSchedulerCommand(scheduler.RegistryOptions()...)
-	cmd.Use = "phalanx-scheduler"
-	cmd.Long = `phalanx-scheduler is a kube-scheduler with gang-scheduling plugins for PodGangs
-(scheduler.grove.io) and PodGroups (scheduling.x-k8s.io) that understand surge members and
-base-versus-scaled gating. Pods opt in with schedulerName: phalanx-scheduler.
-
-Without --config it runs a built-in configuration with one profile named phalanx-scheduler;
---kubeconfig and --leader-elect apply to it.`
+	cmd := newCommand()
 	cmd.SetArgs(args)
 	os.Exit(cli.Run(cmd))
+}
+
+var controllerWorkers = 4
+
+// newCommand is kube-scheduler's command with Phalanx's run: the scheduler and the
+// controller under one leader lease.
+func newCommand() *cobra.Command {
+	opts := options.NewOptions()
+	cmd := &cobra.Command{
+		Use: "phalanx-scheduler",
+		Long: `phalanx-scheduler is a kube-scheduler with gang-scheduling plugins for PodGangs
+(scheduler.grove.io) and PodGroups (scheduling.x-k8s.io) that understand surge members and
+base-versus-scaled gating, and the PodCliqueSet controller, which runs only while this process
+holds the scheduler's leader lease. Pods opt in with schedulerName: phalanx-scheduler.
+
+Without --config it runs a built-in configuration with one profile named phalanx-scheduler;
+--kubeconfig and --leader-elect apply to it.`,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return opts.ComponentGlobalsRegistry.Set() },
+		RunE:              func(cmd *cobra.Command, _ []string) error { return run(cmd, opts) },
+		Args:              cobra.NoArgs,
+	}
+	nfs := opts.Flags
+	verflag.AddFlags(nfs.FlagSet("global"))
+	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
+	nfs.FlagSet("phalanx").IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel")
+	for _, f := range nfs.FlagSets {
+		cmd.Flags().AddFlagSet(f)
+	}
+	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
+	cliflag.SetUsageAndHelpFunc(cmd, *nfs, cols)
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *options.Options) error {
+	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
+		return err
+	}
+	cliflag.PrintFlags(cmd.Flags())
+	if opts.InformerName == nil {
+		name, err := cache.NewInformerName("phalanx-scheduler")
+		if err != nil {
+			return err
+		}
+		opts.InformerName = name
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-server.SetupSignalHandler()
+		cancel()
+	}()
+	cc, sched, err := app.Setup(ctx, opts, scheduler.RegistryOptions()...)
+	if err != nil {
+		return err
+	}
+	ctrl, err := phalanxserver.ControllerTask(cc, controllerWorkers, nil)
+	if err != nil {
+		return err
+	}
+	err = phalanxserver.Run(ctx, cc, sched, ctrl)
+	if errors.Is(err, phalanxserver.ErrLostLease) {
+		// Exit at once, as kube-scheduler does: a process without the lease must not act.
+		return err
+	}
+	return err
 }
 
 // writeDefaultConfig renders the built-in configuration, with --kubeconfig and --leader-elect

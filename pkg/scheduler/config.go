@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
@@ -19,6 +20,8 @@ type ConfigOptions struct {
 	Kubeconfig string
 	// LeaderElect turns on leader election (lease kube-system/phalanx-scheduler).
 	LeaderElect bool
+	// LeaseDuration, RenewDeadline and RetryPeriod override kube-scheduler's 15s/10s/2s.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // DefaultConfig renders the KubeSchedulerConfiguration that phalanx-scheduler runs when it is
@@ -33,6 +36,11 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 			ResourceNamespace: metav1.NamespaceSystem,
 		},
 		Profiles: []configv1.KubeSchedulerProfile{Profile()},
+	}
+	if o.LeaseDuration > 0 {
+		cfg.LeaderElection.LeaseDuration = metav1.Duration{Duration: o.LeaseDuration}
+		cfg.LeaderElection.RenewDeadline = metav1.Duration{Duration: o.RenewDeadline}
+		cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: o.RetryPeriod}
 	}
 	cfg.ClientConnection.Kubeconfig = o.Kubeconfig
 	out, err := yaml.Marshal(&cfg)

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,18 +11,38 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/component-base/configz"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
+	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/pkg/server"
 )
 
-// StartScheduler runs phalanx-scheduler in this process against the shared control plane, with
-// the default configuration (or config, when given), until the end of the test.
+// Phalanx configures an in-process phalanx-scheduler.
+type Phalanx struct {
+	// Config is a KubeSchedulerConfiguration; nil renders the default one for this cluster.
+	Config []byte
+	// Controller also runs the PodCliqueSet controller under the scheduler's lease.
+	Controller bool
+	// Configure may set test hooks on the controller.
+	Configure func(*controller.Controller)
+}
+
+// StartScheduler runs phalanx-scheduler (the scheduler alone) in this process against the
+// shared control plane, with the default configuration (or config, when given), until the end
+// of the test.
 func (e *Env) StartScheduler(t testing.TB, config []byte) {
 	t.Helper()
+	e.StartPhalanx(t, Phalanx{Config: config})
+}
+
+// StartPhalanx runs phalanx-scheduler in this process as the binary does (server.Run) until
+// the end of the test or until the returned stop function is called.
+func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
+	t.Helper()
+	config := p.Config
 	if config == nil {
 		var err error
 		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.Cluster.Kubeconfig}); err != nil {
@@ -37,12 +58,12 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 	for _, f := range opts.Flags.FlagSets {
 		fs.AddFlagSet(f)
 	}
-	// No serving endpoints in tests: secure-port 0 disables them (and their authn/authz).
 	setVerbosity.Do(func() {
 		var kfs flag.FlagSet
 		klog.InitFlags(&kfs)
 		_ = kfs.Set("v", schedulerVerbosity())
 	})
+	// No serving endpoints in tests: secure-port 0 disables them (and their authn/authz).
 	if err := fs.Parse([]string{"--config=" + path, "--secure-port=0"}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,22 +76,35 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 		cancel()
 		t.Fatalf("setting up phalanx-scheduler: %v", err)
 	}
+	var tasks []server.LeaderTask
+	if p.Controller {
+		task, err := server.ControllerTask(cc, 2, p.Configure)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		tasks = append(tasks, task)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = app.Run(ctx, cc, sched)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Errorf("phalanx-scheduler did not stop within 30s")
+		if err := server.Run(ctx, cc, sched, tasks...); errors.Is(err, server.ErrLostLease) {
+			t.Errorf("phalanx-scheduler lost its lease unexpectedly")
 		}
-		// app.Run registers the configz endpoint once per process; the next scheduler of
-		// this test binary registers it again.
-		configz.Delete("componentconfig")
-	})
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Errorf("phalanx-scheduler did not stop within 30s")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 var setVerbosity sync.Once
