@@ -47,6 +47,9 @@ $(BIN)/phalanx-scheduler: FORCE
 $(BIN)/localup: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/localup
 
+$(BIN)/demo: FORCE
+	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/demo
+
 tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/kwok ## Build the control-plane tools into bin/ (once).
 
 $(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
@@ -92,7 +95,7 @@ test-e2e: tools build ## End-to-end tests (phalanx-scheduler as a separate proce
 	@if [ -d test/e2e ]; then echo ">> e2e tests"; $(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...; \
 	 else echo ">> e2e tests: none yet"; fi
 
-run: tools build $(BIN)/localup ## Local control plane with fake GPU nodes + phalanx-scheduler.
+run: tools build $(BIN)/localup $(BIN)/demo ## Local control plane with fake GPU nodes + phalanx-scheduler + a PodCliqueSet.
 	@hack/run.sh $(ARGS)
 
 down: $(BIN)/localup ## Stop the local control plane and the scheduler of `make run`.

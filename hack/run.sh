@@ -38,16 +38,14 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 
-if [ -x "$root/bin/demo" ]; then
-  "$root/bin/demo" --kubeconfig "$KUBECONFIG" "$@"
-fi
+"$root/bin/demo" --kubeconfig "$KUBECONFIG" "$@"
 cat <<MSG
 
 The local control plane and phalanx-scheduler are running.
   export KUBECONFIG=$KUBECONFIG
   kubectl get nodes -L topology.phalanx.dev/rack
   kubectl get pcs,pclq,pcsg,pg,podgroups -A
-Submit a pod with schedulerName: phalanx-scheduler, for example:
-  kubectl run gpu-demo --image=registry.example.com/demo:v1 --overrides='{"spec":{"schedulerName":"phalanx-scheduler"}}'
+  kubectl describe pg multinode-disaggregated-inference-0
+Scheduler log: $dir/logs/phalanx-scheduler.log
 Stop everything with: make run ARGS=--down
 MSG

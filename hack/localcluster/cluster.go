@@ -261,8 +261,10 @@ func (c *Cluster) Stop() {
 	c.procs = nil
 }
 
-// StopDetached ends the processes recorded in the PID files under dir (hack/local-up.sh down).
+// StopDetached ends the processes recorded in the PID files under dir (hack/local-up.sh down)
+// and removes the etcd data, so that the next start begins from an empty cluster.
 func StopDetached(dir string) error {
+	defer func() { _ = os.RemoveAll(filepath.Join(dir, "etcd-data")) }()
 	var errs []error
 	for _, name := range []string{"kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
 		pidFile := filepath.Join(dir, name+".pid")

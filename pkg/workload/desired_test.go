@@ -1,0 +1,88 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+)
+
+func loadSample(t *testing.T, name string) *grovev1.PodCliqueSet {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "manifests", "samples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := &grovev1.PodCliqueSet{}
+	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
+		t.Fatal(err)
+	}
+	pcs.UID = "uid-1"
+	return pcs
+}
+
+func TestDesiredDisaggregated(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	w := Desired(pcs, Observed{})
+	if len(w.Pods) != 30 || len(w.Cliques) != 18 || len(w.ScalingGroups) != 4 || len(w.PodGangs) != 6 || len(w.Services) != 2 {
+		t.Fatalf("pods %d cliques %d groups %d gangs %d services %d", len(w.Pods), len(w.Cliques), len(w.ScalingGroups), len(w.PodGangs), len(w.Services))
+	}
+	gangs := map[string]int{}
+	for _, g := range w.PodGangs {
+		n := 0
+		for _, pg := range g.Spec.PodGroups {
+			n += len(pg.PodReferences)
+		}
+		gangs[g.Name] = n
+	}
+	p := "multinode-disaggregated-inference-0"
+	if gangs[p] != 9 || gangs[p+"-prefill-1"] != 3 || gangs[p+"-decode-1"] != 3 {
+		t.Errorf("gang sizes %v: base = frontend 3 + two group replicas of 3, scaled = 3", gangs)
+	}
+	for _, pod := range w.Pods {
+		if pod.Labels[grovev1.LabelPodGang] == "" || pod.Spec.Hostname != pod.Name {
+			t.Errorf("pod %s: labels %v hostname %q", pod.Name, pod.Labels, pod.Spec.Hostname)
+		}
+	}
+}
+
+// A scaling group scaled through its scale subresource keeps its size while the template
+// keeps its value; a template change wins.
+func TestGroupReplicas(t *testing.T) {
+	cfg := &grovev1.PodCliqueScalingGroupConfig{Name: "g", Replicas: ptr.To[int32](2)}
+	scaled := &grovev1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationTemplateReplicas: "2"}},
+		Spec: grovev1.PodCliqueScalingGroupSpec{Replicas: 5}}
+	if got := GroupReplicas(cfg, nil); got != 2 {
+		t.Errorf("new group: %d", got)
+	}
+	if got := GroupReplicas(cfg, scaled); got != 5 {
+		t.Errorf("scaled group: %d, want 5", got)
+	}
+	cfg.Replicas = ptr.To[int32](3)
+	if got := GroupReplicas(cfg, scaled); got != 3 {
+		t.Errorf("template changed: %d, want 3", got)
+	}
+}
+
+func TestTemplateHashStable(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	c := pcs.Spec.Template.Cliques[0]
+	c.Labels = map[string]string{"a": "1", "b": "2", "c": "3"}
+	h := TemplateHash(&c)
+	for i := 0; i < 20; i++ {
+		if TemplateHash(&c) != h {
+			t.Fatal("hash depends on map order")
+		}
+	}
+	c.Spec.PodSpec.Containers[0].Image = "other"
+	if TemplateHash(&c) == h {
+		t.Fatal("a new image must change the revision")
+	}
+}
