@@ -1,0 +1,152 @@
+package update
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Replica is a PodCliqueSet replica under RollingUpdate: its standalone cliques (pods) and
+// scaling groups (group replicas) each form a unit with their own budget.
+type Replica struct {
+	Index int
+	// Scheduled: every gang of the replica is established.
+	Scheduled bool
+	// MinAvailableBreached: some gang of the replica lacks minAvailable Ready pods.
+	MinAvailableBreached bool
+	Units                []Unit
+}
+
+// updated reports whether every member of every unit runs its target revision.
+func (r Replica) updated() bool {
+	for _, u := range r.Units {
+		for _, m := range u.Members {
+			if m.Revision != u.Target {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// started reports whether some member already runs the target while others do not.
+func (r Replica) started() bool {
+	return !r.updated() && r.anyAtTarget()
+}
+
+func (r Replica) anyAtTarget() bool {
+	for _, u := range r.Units {
+		for _, m := range u.Members {
+			if m.Revision == u.Target {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Plan is the planner's answer for a PodCliqueSet.
+type Plan struct {
+	Actions []Action
+	// Updating are the PodCliqueSet replica indices being updated.
+	Updating []int
+	// Done: every replica is at its target revision and every unit is done.
+	Done bool
+	// Waiting says what the update waits for when it has nothing to do.
+	Waiting string
+}
+
+// NextReplica picks the replica that RollingUpdate works on: one already started, else, among
+// those not updated, an unscheduled one, then one with a breached minimum, then the lowest
+// index (a broken replica gains from the update and costs nothing to replace). -1: none left.
+func NextReplica(replicas []Replica) int {
+	var pending []Replica
+	for _, r := range replicas {
+		if r.started() {
+			return r.Index
+		}
+		if !r.updated() {
+			pending = append(pending, r)
+		}
+	}
+	if len(pending) == 0 {
+		return -1
+	}
+	sort.Slice(pending, func(i, j int) bool {
+		a, b := pending[i], pending[j]
+		if a.Scheduled != b.Scheduled {
+			return !a.Scheduled
+		}
+		if a.MinAvailableBreached != b.MinAvailableBreached {
+			return a.MinAvailableBreached
+		}
+		return a.Index < b.Index
+	})
+	return pending[0].Index
+}
+
+// PlanRollingUpdate updates PodCliqueSet replicas one at a time; inside the replica, each
+// standalone clique and scaling group follows its own budget, all at once. Replicas that are
+// not being updated only get their missing members (from the newest template) and lose
+// their excess ones.
+func PlanRollingUpdate(replicas []Replica) (Plan, error) {
+	current := NextReplica(replicas)
+	var p Plan
+	var waiting []string
+	for _, r := range replicas {
+		for _, u := range r.Units {
+			if r.Index != current {
+				u = frozen(u)
+			}
+			res, err := PlanUnit(u)
+			if err != nil {
+				return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
+			}
+			p.Actions = append(p.Actions, res.Actions...)
+			if res.Waiting != "" {
+				waiting = append(waiting, fmt.Sprintf("replica %d %s: %s", r.Index, u.Name, res.Waiting))
+			}
+		}
+	}
+	if current >= 0 {
+		p.Updating = []int{current}
+	}
+	p.Done = current < 0 && len(p.Actions) == 0
+	if !p.Done && len(p.Actions) == 0 && len(waiting) > 0 {
+		p.Waiting = waiting[0]
+	}
+	return p, nil
+}
+
+// frozen is a unit whose existing members are kept as they are: only holes and excess change.
+func frozen(u Unit) Unit {
+	out := u
+	out.Members = make([]Member, len(u.Members))
+	for i, m := range u.Members {
+		m.Revision = u.Target
+		out.Members[i] = m
+	}
+	return out
+}
+
+// PlanReplicaRecreate recreates whole PodCliqueSet replicas under the PCS-level budgets: the
+// unit's members are the replicas (available when every gang meets minAvailable), component
+// strategies are bypassed, a surge replica takes an index >= replicas and goes last.
+func PlanReplicaRecreate(replicas Unit) (Plan, error) {
+	res, err := PlanUnit(replicas)
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Actions: res.Actions, Done: res.Done, Waiting: res.Waiting}
+	for _, a := range res.Actions {
+		p.Updating = append(p.Updating, a.Index)
+	}
+	return p, nil
+}
+
+// Stalled reports whether an update that is not done made no progress for longer than the
+// deadline (condition Progressing=False, reason ProgressDeadlineExceeded). The update keeps
+// trying; the condition only makes the stall visible.
+func Stalled(done bool, lastProgress, now time.Time, deadline time.Duration) bool {
+	return !done && deadline > 0 && !lastProgress.IsZero() && now.Sub(lastProgress) > deadline
+}

@@ -1,0 +1,89 @@
+package update
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func replica(i int, scheduled, breached bool, revs ...string) Replica {
+	u := Unit{Name: "frontend", Desired: len(revs), Target: "new", MaxSurge: zero, MaxUnavailable: one}
+	for j, r := range revs {
+		u.Members = append(u.Members, Member{Index: j, Revision: r, Available: true})
+	}
+	return Replica{Index: i, Scheduled: scheduled, MinAvailableBreached: breached, Units: []Unit{u}}
+}
+
+func TestNextReplica(t *testing.T) {
+	cases := []struct {
+		name     string
+		replicas []Replica
+		want     int
+	}{
+		{"all updated", []Replica{replica(0, true, false, "new"), replica(1, true, false, "new")}, -1},
+		{"lowest index", []Replica{replica(0, true, false, "old"), replica(1, true, false, "old")}, 0},
+		{"an update in progress continues", []Replica{replica(0, true, false, "old", "old"), replica(1, true, false, "new", "old")}, 1},
+		{"unscheduled first", []Replica{replica(0, true, false, "old"), replica(1, false, false, "old")}, 1},
+		{"breached before healthy", []Replica{replica(0, true, false, "old"), replica(1, true, true, "old"), replica(2, true, false, "old")}, 1},
+		{"unscheduled before breached", []Replica{replica(0, true, true, "old"), replica(1, false, false, "old")}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NextReplica(tc.replicas); got != tc.want {
+				t.Errorf("NextReplica = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// One PodCliqueSet replica at a time: replica 1 is untouched until replica 0 is done, but its
+// missing members are created (from the newest template).
+func TestRollingUpdateOneReplicaAtATime(t *testing.T) {
+	r0 := replica(0, true, false, "old", "old")
+	r1 := replica(1, true, false, "old")
+	r1.Units[0].Desired = 2 // scaled up during the update: index 1 is missing
+	p, err := PlanRollingUpdate([]Replica{r0, r1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.String())
+	}
+	if strings.Join(got, ", ") != "delete frontend[0], create frontend[1]" || len(p.Updating) != 1 || p.Updating[0] != 0 {
+		t.Errorf("actions %v updating %v: want replica 0 rolled and only the hole of replica 1 filled", got, p.Updating)
+	}
+	if p.Actions[1].Revision != "new" {
+		t.Errorf("a member created during the update uses the newest template, got %q", p.Actions[1].Revision)
+	}
+}
+
+func TestReplicaRecreatePlan(t *testing.T) {
+	p, err := PlanReplicaRecreate(Unit{Name: "replicas", Desired: 2, Target: "new", MaxSurge: one, MaxUnavailable: zero, Members: oldMembers(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 1 || p.Actions[0].String() != "create replicas[2] (surge)" || p.Updating[0] != 2 {
+		t.Errorf("plan %+v: want the surge replica 2 first", p)
+	}
+}
+
+func TestStalled(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	cases := []struct {
+		done bool
+		last time.Time
+		now  time.Time
+		want bool
+	}{
+		{false, t0, t0.Add(601 * time.Second), true},
+		{false, t0, t0.Add(599 * time.Second), false},
+		{true, t0, t0.Add(time.Hour), false},
+		{false, time.Time{}, t0, false},
+	}
+	for _, tc := range cases {
+		if got := Stalled(tc.done, tc.last, tc.now, 600*time.Second); got != tc.want {
+			t.Errorf("Stalled(%v, %s, %s) = %v", tc.done, tc.last, tc.now, got)
+		}
+	}
+}
