@@ -140,7 +140,11 @@ func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 		e.members[pod.Name] = m
 	}
 	state, node := StateOf(pod), pod.Spec.NodeName
-	if m.State == Assumed && state == Pending {
+	switch {
+	case m.State == Bound && state != Bound:
+		// A stale informer event from before the bind: a pod never leaves its node.
+		state, node = Bound, m.Node
+	case m.State == Assumed && state == Pending:
 		state, node = Assumed, m.Node
 	}
 	m.pod = pod
@@ -209,15 +213,27 @@ func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
 	if m := e.members[pod.Name]; m != nil {
 		m.State, m.Node = Bound, node
 	}
-	if e.spec == nil || establishedLocked(e) {
+	return s.establishLocked(e)
+}
+
+// Establish marks the gang established if its quorum is bound and it was not established
+// yet; it returns true when it did. MarkBound calls it for the scheduler's own binds; the
+// informer path calls it for binds the scheduler learns about otherwise (another instance,
+// a restart, or an event that overtook PostBind).
+func (s *Store) Establish(k Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	return e != nil && s.establishLocked(e)
+}
+
+func (s *Store) establishLocked(e *entry) bool {
+	if e.spec == nil || establishedLocked(e) || !quorumLocked(e, false) {
 		return false
 	}
-	if quorumLocked(e, false) {
-		e.establishedAt = s.now()
-		e.wait = Wait{}
-		return true
-	}
-	return false
+	e.establishedAt = s.now()
+	e.wait = Wait{}
+	return true
 }
 
 func (s *Store) setState(pod *v1.Pod, st State, node string) {
@@ -568,6 +584,28 @@ func (s *Store) PendingPods(k Key) []*v1.Pod {
 	for _, m := range e.members {
 		if m.State == Pending {
 			pods = append(pods, m.pod)
+		}
+	}
+	return pods
+}
+
+// PendingPodsBasedOn returns the waiting members of the scaled gangs whose base is k (for
+// waking them when k becomes established).
+func (s *Store) PendingPodsBasedOn(k Key) []*v1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var pods []*v1.Pod
+	for gk, e := range s.gangs {
+		if gk == k || gk.Namespace != k.Namespace {
+			continue
+		}
+		for _, m := range e.members {
+			if m.State != Pending {
+				continue
+			}
+			if b, ok := s.membership.BaseOf(m.pod); ok && b == k {
+				pods = append(pods, m.pod)
+			}
 		}
 	}
 	return pods

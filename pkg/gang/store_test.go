@@ -244,6 +244,14 @@ func TestPodLifecycle(t *testing.T) {
 	if s.QuorumMet(key("g")) {
 		t.Fatal("Forget must drop the assumed mark")
 	}
+	// A stale event from before a bind never takes a pod off its node.
+	b0 := p0.DeepCopy()
+	b0.Spec.NodeName = "n1"
+	s.UpsertPod(b0)
+	s.UpsertPod(p0.DeepCopy())
+	if st := s.Status(key("g")); st.Bound != 1 {
+		t.Fatalf("stale update unbound a member: %d bound", st.Bound)
+	}
 	term := p1.DeepCopy()
 	now := metav1.Now()
 	term.DeletionTimestamp = &now
@@ -326,5 +334,23 @@ func TestResourcesShortfall(t *testing.T) {
 	}
 	if got := free.Shortfall(Resources{GPU: 3}); got != "" {
 		t.Errorf("Shortfall of a fitting need = %q", got)
+	}
+}
+
+// Binds the scheduler learns of through its informer (another instance, a restart, an event
+// that overtook PostBind) establish the gang too.
+func TestEstablishFromObservedBinds(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	s.UpsertPod(pod("g", "w", 0, bound))
+	if s.Establish(key("g")) {
+		t.Fatal("established with 1 of 2 bound")
+	}
+	s.UpsertPod(pod("g", "w", 1, bound))
+	if !s.Establish(key("g")) || !s.Established(key("g")) {
+		t.Fatal("quorum bound but not established")
+	}
+	if s.Establish(key("g")) {
+		t.Fatal("established twice")
 	}
 }

@@ -26,6 +26,8 @@ import (
 	"k8s.io/klog/v2"
 	schedulerserverconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	"k8s.io/kubernetes/pkg/scheduler"
+
+	"github.com/phalanx-sched/phalanx/pkg/leadership"
 )
 
 // LeaderTask runs while this process leads, until ctx ends.
@@ -101,6 +103,7 @@ func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *
 
 	lead := func(ctx context.Context) {
 		close(leading)
+		leadership.MarkLeading()
 		logger.Info("Leading: scheduling and reconciling")
 		for _, t := range tasks {
 			go func() {

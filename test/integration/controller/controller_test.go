@@ -74,6 +74,7 @@ func listPods(ctx context.Context, env *framework.Env, ns, pcs string) ([]corev1
 
 func waitAvailable(t *testing.T, env *framework.Env, ns, name string, replicas int32, pods int) {
 	t.Helper()
+	var last string
 	framework.Eventually(t, wait, fmt.Sprintf("%s: %d replicas available with %d pods Running", name, replicas, pods), func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -84,12 +85,20 @@ func waitAvailable(t *testing.T, env *framework.Env, ns, name string, replicas i
 			return false, err
 		}
 		running := 0
+		var notRunning []string
 		for _, p := range list {
 			if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning {
 				running++
+			} else {
+				notRunning = append(notRunning, fmt.Sprintf("%s(node %q, %s)", p.Name, p.Spec.NodeName, p.Status.Phase))
 			}
 		}
-		return pcs.Status.AvailableReplicas == replicas && pcs.Status.Replicas == replicas && running == pods && len(list) == pods, nil
+		last = fmt.Sprintf("status replicas %d available %d; %d pods, %d Running; not running: %v", pcs.Status.Replicas, pcs.Status.AvailableReplicas, len(list), running, notRunning)
+		ok := pcs.Status.AvailableReplicas == replicas && pcs.Status.Replicas == replicas && running == pods && len(list) == pods
+		if !ok {
+			return false, fmt.Errorf("%s", last)
+		}
+		return true, nil
 	})
 }
 

@@ -228,13 +228,19 @@ func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 		return
 	}
 	if p.store.MarkBound(pod, node) {
-		logger := klog.FromContext(ctx)
-		logger.V(2).Info("Gang established", "gang", k.String(), "nodes", len(p.store.PlacedNodes(k)))
-		p.status.Established(k)
-		// Surge members waited for this in PreEnqueue.
-		p.activate(logger, k, "")
+		p.established(klog.FromContext(ctx), k)
 	}
 	p.status.Enqueue(k)
+}
+
+// established reports a gang that just became established and wakes those who waited for it:
+// its surge members and the scaled gangs based on it. Waking them must not depend on the
+// status write that follows.
+func (p *Adapter) established(logger klog.Logger, k gang.Key) {
+	logger.V(2).Info("Gang established", "gang", k.String(), "nodes", len(p.store.PlacedNodes(k)))
+	p.status.Established(k)
+	p.activate(logger, k, "")
+	p.activatePods(logger, p.store.PendingPodsBasedOn(k))
 }
 
 // allowWaiting lets every member of the gang that waits in Permit go.
@@ -287,15 +293,24 @@ func (p *Adapter) releaseGang(ctx context.Context, k gang.Key, reason, msg strin
 // wakes the gang itself when its member set changes. It must not run under the queue's lock
 // (PreEnqueue, QueueingHints).
 func (p *Adapter) activate(logger klog.Logger, k gang.Key, skip string) {
-	pods := map[string]*v1.Pod{}
+	var pods []*v1.Pod
 	for _, pod := range p.store.PendingPods(k) {
 		if pod.Name != skip {
-			pods[pod.Namespace+"/"+pod.Name] = pod
+			pods = append(pods, pod)
 		}
 	}
-	if len(pods) > 0 {
-		p.handle.Activate(logger, pods)
+	p.activatePods(logger, pods)
+}
+
+func (p *Adapter) activatePods(logger klog.Logger, pods []*v1.Pod) {
+	if len(pods) == 0 {
+		return
 	}
+	m := make(map[string]*v1.Pod, len(pods))
+	for _, pod := range pods {
+		m[pod.Namespace+"/"+pod.Name] = pod
+	}
+	p.handle.Activate(logger, m)
 }
 
 // BackoffScheduled reports whether a wake-up is pending for the gang (for tests).
@@ -381,6 +396,9 @@ func (p *Adapter) onPod(obj any) {
 	}
 	p.store.UpsertPod(pod)
 	p.status.Enqueue(k)
+	if pod.Spec.NodeName != "" && p.store.Establish(k) {
+		p.established(klog.Background(), k)
+	}
 	if pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 && p.store.MembersPresent(k) {
 		p.activate(klog.Background(), k, pod.Name)
 	}

@@ -2,12 +2,14 @@ package podgang
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -16,6 +18,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/leadership"
 )
 
 // statusWriter writes PodGang status (phase, Scheduled and Unschedulable conditions) and
@@ -57,6 +60,12 @@ func (w *statusWriter) run(ctx context.Context) {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
+	// Followers write nothing; what they queued meanwhile is written once they lead.
+	select {
+	case <-leadership.Elected():
+	case <-ctx.Done():
+		return
+	}
 	for w.processNext(ctx) {
 	}
 }
@@ -98,9 +107,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if statusEqual(&pg.Status, desired) {
 		return nil
 	}
-	updated := pg.DeepCopy()
-	updated.Status = *desired
-	if _, err := w.client.SchedulerV1alpha1().PodGangs(k.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	// A merge patch without resourceVersion: the scheduler owns the status, and a stale
+	// cache must not turn every write into a conflict and a back-off.
+	patch, err := json.Marshal(map[string]any{"status": desired})
+	if err != nil {
+		return err
+	}
+	if _, err := w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		return fmt.Errorf("updating status of %s: %w", k, err)
 	}
 	if unsched.Status == metav1.ConditionTrue && (prevUnsched == nil || prevUnsched.Message != unsched.Message) {

@@ -2,11 +2,13 @@ package podgroup
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
@@ -17,6 +19,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	schedulinglisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduling/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/leadership"
 )
 
 // statusWriter keeps PodGroup status (phase, member counts, scheduleStartTime) and events
@@ -61,6 +64,12 @@ func (w *statusWriter) run(ctx context.Context) {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
+	// Followers write nothing; what they queued meanwhile is written once they lead.
+	select {
+	case <-leadership.Elected():
+	case <-ctx.Done():
+		return
+	}
 	for {
 		k, quit := w.queue.Get()
 		if quit {
@@ -134,9 +143,11 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if desired == pg.Status {
 		return nil
 	}
-	updated := pg.DeepCopy()
-	updated.Status = desired
-	if _, err := w.client.SchedulingV1alpha1().PodGroups(k.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	patch, err := json.Marshal(map[string]any{"status": desired})
+	if err != nil {
+		return err
+	}
+	if _, err := w.client.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		return fmt.Errorf("updating status of %s: %w", k, err)
 	}
 	return nil
