@@ -10,35 +10,54 @@ import (
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 )
 
+// GangArgs are the settings both gang plugins take.
+type GangArgs struct {
+	// PermitWaitingTimeSeconds is how long placed members of a gang wait in Permit for the rest
+	// of the quorum before all of them are released (a PodGroup's scheduleTimeoutSeconds
+	// overrides it). Default 30 for PodGang, 60 for PodGroup (as the scheduler-plugins
+	// coscheduling plugin).
+	PermitWaitingTimeSeconds *int64 `json:"permitWaitingTimeSeconds,omitempty"`
+	// BackoffSeconds is how long a gang whose member failed waits before it is tried again.
+	// Default 5.
+	BackoffSeconds *int64 `json:"backoffSeconds,omitempty"`
+	// SurgeLabelKey is the pod label (value "true") that marks surge members; both plugins of
+	// a profile must agree, they share one gang engine. Default phalanx.dev/surge.
+	SurgeLabelKey string `json:"surgeLabelKey,omitempty"`
+}
+
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // PodGangArgs configure the PodGang plugin.
 type PodGangArgs struct {
 	metav1.TypeMeta `json:",inline"`
+	GangArgs        `json:",inline"`
+}
 
-	// PermitWaitingTimeSeconds is how long placed members of a gang wait in Permit for the rest
-	// of the quorum before all of them are released. Default 30.
-	PermitWaitingTimeSeconds *int64 `json:"permitWaitingTimeSeconds,omitempty"`
-	// BackoffSeconds is how long a gang whose member failed waits before it is tried again.
-	// Default 5.
-	BackoffSeconds *int64 `json:"backoffSeconds,omitempty"`
-	// SurgeLabelKey is the pod label (value "true") that marks surge members. Default
-	// phalanx.dev/surge.
-	SurgeLabelKey string `json:"surgeLabelKey,omitempty"`
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PodGroupArgs configure the PodGroup plugin (scheduler-plugins PodGroups).
+type PodGroupArgs struct {
+	metav1.TypeMeta `json:",inline"`
+	GangArgs        `json:",inline"`
 }
 
 // Defaults.
 const (
-	DefaultPermitWaitingTimeSeconds int64 = 30
-	DefaultBackoffSeconds           int64 = 5
-	DefaultSurgeLabelKey                  = grovev1.LabelSurge
+	DefaultPermitWaitingTimeSeconds         int64 = 30
+	DefaultPodGroupPermitWaitingTimeSeconds int64 = 60
+	DefaultBackoffSeconds                   int64 = 5
+	DefaultSurgeLabelKey                          = grovev1.LabelSurge
 )
 
 // SetDefaultsPodGangArgs fills unset fields.
-func SetDefaultsPodGangArgs(a *PodGangArgs) {
+func SetDefaultsPodGangArgs(a *PodGangArgs) { a.setDefaults(DefaultPermitWaitingTimeSeconds) }
+
+// SetDefaultsPodGroupArgs fills unset fields.
+func SetDefaultsPodGroupArgs(a *PodGroupArgs) { a.setDefaults(DefaultPodGroupPermitWaitingTimeSeconds) }
+
+func (a *GangArgs) setDefaults(permit int64) {
 	if a.PermitWaitingTimeSeconds == nil {
-		v := DefaultPermitWaitingTimeSeconds
-		a.PermitWaitingTimeSeconds = &v
+		a.PermitWaitingTimeSeconds = &permit
 	}
 	if a.BackoffSeconds == nil {
 		v := DefaultBackoffSeconds
@@ -49,8 +68,8 @@ func SetDefaultsPodGangArgs(a *PodGangArgs) {
 	}
 }
 
-// ValidatePodGangArgs reports every invalid field with its path.
-func ValidatePodGangArgs(path *field.Path, a *PodGangArgs) field.ErrorList {
+// Validate reports every invalid field with its path.
+func (a *GangArgs) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if a.PermitWaitingTimeSeconds != nil && *a.PermitWaitingTimeSeconds <= 0 {
 		errs = append(errs, field.Invalid(path.Child("permitWaitingTimeSeconds"), *a.PermitWaitingTimeSeconds, "must be greater than 0"))
@@ -67,62 +86,11 @@ func ValidatePodGangArgs(path *field.Path, a *PodGangArgs) field.ErrorList {
 }
 
 // PermitWaitingTime is the defaulted Permit timeout.
-func (a *PodGangArgs) PermitWaitingTime() time.Duration {
+func (a *GangArgs) PermitWaitingTime() time.Duration {
 	return time.Duration(*a.PermitWaitingTimeSeconds) * time.Second
 }
 
 // Backoff is the defaulted gang back-off.
-func (a *PodGangArgs) Backoff() time.Duration {
-	return time.Duration(*a.BackoffSeconds) * time.Second
-}
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// PodGroupArgs configure the PodGroup plugin (scheduler-plugins PodGroups).
-type PodGroupArgs struct {
-	metav1.TypeMeta `json:",inline"`
-
-	// PermitWaitingTimeSeconds is how long placed members of a group wait in Permit for the
-	// rest of minMember, unless the group sets scheduleTimeoutSeconds. Default 60 (as the
-	// scheduler-plugins coscheduling plugin).
-	PermitWaitingTimeSeconds *int64 `json:"permitWaitingTimeSeconds,omitempty"`
-	// BackoffSeconds is how long a group whose member failed waits before it is tried again.
-	// Default 5.
-	BackoffSeconds *int64 `json:"backoffSeconds,omitempty"`
-	// SurgeLabelKey must equal the PodGang plugin's: both plugins of a profile share one gang
-	// engine. Default phalanx.dev/surge.
-	SurgeLabelKey string `json:"surgeLabelKey,omitempty"`
-}
-
-// DefaultPodGroupPermitWaitingTimeSeconds is the PodGroup Permit timeout when none is set.
-const DefaultPodGroupPermitWaitingTimeSeconds int64 = 60
-
-// SetDefaultsPodGroupArgs fills unset fields.
-func SetDefaultsPodGroupArgs(a *PodGroupArgs) {
-	if a.PermitWaitingTimeSeconds == nil {
-		v := DefaultPodGroupPermitWaitingTimeSeconds
-		a.PermitWaitingTimeSeconds = &v
-	}
-	if a.BackoffSeconds == nil {
-		v := DefaultBackoffSeconds
-		a.BackoffSeconds = &v
-	}
-	if a.SurgeLabelKey == "" {
-		a.SurgeLabelKey = DefaultSurgeLabelKey
-	}
-}
-
-// ValidatePodGroupArgs reports every invalid field with its path.
-func ValidatePodGroupArgs(path *field.Path, a *PodGroupArgs) field.ErrorList {
-	return ValidatePodGangArgs(path, &PodGangArgs{PermitWaitingTimeSeconds: a.PermitWaitingTimeSeconds, BackoffSeconds: a.BackoffSeconds, SurgeLabelKey: a.SurgeLabelKey})
-}
-
-// PermitWaitingTime is the defaulted Permit timeout.
-func (a *PodGroupArgs) PermitWaitingTime() time.Duration {
-	return time.Duration(*a.PermitWaitingTimeSeconds) * time.Second
-}
-
-// Backoff is the defaulted group back-off.
-func (a *PodGroupArgs) Backoff() time.Duration {
+func (a *GangArgs) Backoff() time.Duration {
 	return time.Duration(*a.BackoffSeconds) * time.Second
 }

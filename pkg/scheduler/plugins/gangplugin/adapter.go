@@ -7,6 +7,7 @@ package gangplugin
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -424,4 +425,29 @@ func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	s := gang.NewStore(m, time.Now)
 	stores[h] = s
 	return s, nil
+}
+
+// InformerFactory is the part of a generated informer factory that Start needs.
+type InformerFactory interface {
+	Start(stopCh <-chan struct{})
+	WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool
+}
+
+// Start feeds the store from the gang informer and the scheduler's pod informer, starts the
+// factory, waits for its caches and runs the status queue until ctx ends.
+func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cache.SharedIndexInformer, status *StatusQueue) error {
+	if _, err := gangs.AddEventHandler(p.GangHandlers()); err != nil {
+		return err
+	}
+	if _, err := p.handle.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(p.PodHandlers()); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("%s: informer for %v did not sync", p.opts.Name, typ)
+		}
+	}
+	go status.Run(ctx)
+	return nil
 }

@@ -69,19 +69,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	})}
 	status := newStatusWriter(client, gangs.Lister(), store, h.EventRecorder())
 	p.SetStatusSink(status)
-	if _, err := gangs.Informer().AddEventHandler(p.GangHandlers()); err != nil {
+	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	if _, err := h.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(p.PodHandlers()); err != nil {
-		return nil, err
-	}
-	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return nil, fmt.Errorf("%s: informer for %v did not sync", Name, typ)
-		}
-	}
-	go status.run(ctx)
 	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey)
 	return p, nil
 }
@@ -104,7 +94,7 @@ func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {
 		return args, fmt.Errorf("%s: want args of type PodGangArgs, got %T", Name, obj)
 	}
 	config.SetDefaultsPodGangArgs(&args)
-	if errs := config.ValidatePodGangArgs(nil, &args); len(errs) > 0 {
+	if errs := args.Validate(nil); len(errs) > 0 {
 		return args, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
 	}
 	return args, nil

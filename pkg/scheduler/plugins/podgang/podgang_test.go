@@ -55,7 +55,7 @@ func (w *waitingPod) Preempt(_, msg string) bool  { w.rejected = msg; return tru
 
 func newTestPlugin(t testing.TB) (*Plugin, *handle) {
 	t.Helper()
-	args, err := decodeArgs(&config.PodGangArgs{BackoffSeconds: ptr.To[int64](60)})
+	args, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{BackoffSeconds: ptr.To[int64](60)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +191,10 @@ func TestFailureReleasesGang(t *testing.T) {
 }
 
 func TestDecodeArgs(t *testing.T) {
-	if _, err := decodeArgs(&config.PodGangArgs{PermitWaitingTimeSeconds: ptr.To[int64](0)}); err == nil || !strings.Contains(err.Error(), "permitWaitingTimeSeconds") {
+	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{PermitWaitingTimeSeconds: ptr.To[int64](0)}}); err == nil || !strings.Contains(err.Error(), "permitWaitingTimeSeconds") {
 		t.Errorf("zero permit timeout: err = %v, want it to name permitWaitingTimeSeconds", err)
 	}
-	if _, err := decodeArgs(&config.PodGangArgs{SurgeLabelKey: "not a label!"}); err == nil || !strings.Contains(err.Error(), "surgeLabelKey") {
+	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{SurgeLabelKey: "not a label!"}}); err == nil || !strings.Contains(err.Error(), "surgeLabelKey") {
 		t.Errorf("bad label: err = %v", err)
 	}
 	a, err := decodeArgs(nil)

@@ -11,14 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
-	"github.com/phalanx-sched/phalanx/pkg/leadership"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // statusWriter writes PodGang status (phase, Scheduled and Unschedulable conditions) and
@@ -28,21 +26,13 @@ type statusWriter struct {
 	lister   schedlisters.PodGangLister
 	store    *gang.Store
 	recorder events.EventRecorder
-	queue    workqueue.TypedRateLimitingInterface[gang.Key]
+	*gangplugin.StatusQueue
 }
 
 func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	return &statusWriter{
-		client: client, lister: lister, store: store, recorder: recorder,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[gang.Key](),
-			workqueue.TypedRateLimitingQueueConfig[gang.Key]{Name: "podgang-status"}),
-	}
-}
-
-func (w *statusWriter) Enqueue(k gang.Key) {
-	if k.Kind == gang.KindPodGang {
-		w.queue.Add(k)
-	}
+	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder}
+	w.StatusQueue = gangplugin.NewStatusQueue("podgang-status", gang.KindPodGang, w.sync)
+	return w
 }
 
 // Established records the event of a gang that just reached its quorum.
@@ -53,36 +43,6 @@ func (w *statusWriter) Established(k gang.Key) {
 	st := w.store.Status(k)
 	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
 		fmt.Sprintf("Quorum bound: %d pods on %d nodes", st.Bound, st.Nodes))
-}
-
-func (w *statusWriter) run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		w.queue.ShutDown()
-	}()
-	// Followers write nothing; what they queued meanwhile is written once they lead.
-	select {
-	case <-leadership.Elected():
-	case <-ctx.Done():
-		return
-	}
-	for w.processNext(ctx) {
-	}
-}
-
-func (w *statusWriter) processNext(ctx context.Context) bool {
-	k, quit := w.queue.Get()
-	if quit {
-		return false
-	}
-	defer w.queue.Done(k)
-	if err := w.sync(ctx, k); err != nil {
-		klog.FromContext(ctx).V(2).Info("Retrying PodGang status update", "gang", k.String(), "err", err)
-		w.queue.AddRateLimited(k)
-		return true
-	}
-	w.queue.Forget(k)
-	return true
 }
 
 // sync writes the status the store implies, if it differs from the object's.

@@ -60,7 +60,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, fmt.Errorf("%s: want args of type PodGroupArgs, got %T", Name, obj)
 	}
 	config.SetDefaultsPodGroupArgs(&args)
-	if errs := config.ValidatePodGroupArgs(nil, &args); len(errs) > 0 {
+	if errs := args.Validate(nil); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
 	}
 	store, err := gangplugin.SharedStore(h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
@@ -77,22 +77,11 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		Name: Name, Kind: gang.KindPodGroup, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 	})}
-	pods := h.SharedInformerFactory().Core().V1().Pods()
 	status := newStatusWriter(client, groups.Lister(), h.ClientSet(), store, h.EventRecorder())
 	p.SetStatusSink(status)
-	if _, err := groups.Informer().AddEventHandler(p.GangHandlers()); err != nil {
+	if err := p.Start(ctx, factory, groups.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	if _, err := pods.Informer().AddEventHandler(p.PodHandlers()); err != nil {
-		return nil, err
-	}
-	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return nil, fmt.Errorf("%s: informer for %v did not sync", Name, typ)
-		}
-	}
-	go status.run(ctx)
 	klog.FromContext(ctx).Info("PodGroup plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff())
 	return p, nil
 }

@@ -8,18 +8,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	schedulinglisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduling/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
-	"github.com/phalanx-sched/phalanx/pkg/leadership"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // statusWriter keeps PodGroup status (phase, member counts, scheduleStartTime) and events
@@ -32,24 +30,15 @@ type statusWriter struct {
 	pods     kubernetes.Interface
 	store    *gang.Store
 	recorder events.EventRecorder
-	queue    workqueue.TypedRateLimitingInterface[gang.Key]
+	*gangplugin.StatusQueue
 	// lastWait is the wait message last reported by an event, per group (worker only).
 	lastWait map[gang.Key]string
 }
 
 func newStatusWriter(client versioned.Interface, groups schedulinglisters.PodGroupLister, pods kubernetes.Interface, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	return &statusWriter{
-		client: client, groups: groups, pods: pods, store: store, recorder: recorder, lastWait: map[gang.Key]string{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[gang.Key](),
-			workqueue.TypedRateLimitingQueueConfig[gang.Key]{Name: "podgroup-status"}),
-	}
-}
-
-// Enqueue asks for the group's status to be written.
-func (w *statusWriter) Enqueue(k gang.Key) {
-	if k.Kind == gang.KindPodGroup {
-		w.queue.Add(k)
-	}
+	w := &statusWriter{client: client, groups: groups, pods: pods, store: store, recorder: recorder, lastWait: map[gang.Key]string{}}
+	w.StatusQueue = gangplugin.NewStatusQueue("podgroup-status", gang.KindPodGroup, w.sync)
+	return w
 }
 
 // Established records the event of a group that just reached minMember bound pods.
@@ -57,32 +46,6 @@ func (w *statusWriter) Established(k gang.Key) {
 	st := w.store.Status(k)
 	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
 		fmt.Sprintf("minMember reached: %d pods bound on %d nodes; further members are placed one by one", st.Bound, st.Nodes))
-}
-
-func (w *statusWriter) run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		w.queue.ShutDown()
-	}()
-	// Followers write nothing; what they queued meanwhile is written once they lead.
-	select {
-	case <-leadership.Elected():
-	case <-ctx.Done():
-		return
-	}
-	for {
-		k, quit := w.queue.Get()
-		if quit {
-			return
-		}
-		if err := w.sync(ctx, k); err != nil {
-			klog.FromContext(ctx).V(2).Info("Retrying PodGroup status update", "group", k.String(), "err", err)
-			w.queue.AddRateLimited(k)
-		} else {
-			w.queue.Forget(k)
-		}
-		w.queue.Done(k)
-	}
 }
 
 // Phase derives the phase of a group from what the scheduler knows and the pods' phases.
