@@ -354,3 +354,21 @@ func TestEstablishFromObservedBinds(t *testing.T) {
 		t.Fatal("established twice")
 	}
 }
+
+// A PodGroup's minResources is the floor of what the group needs before it is attempted.
+func TestPendingNeedMinResourcesFloor(t *testing.T) {
+	s, _ := newTestStore()
+	sp := spec("g", "w:2")
+	sp.MinResources = &Resources{GPU: 16}
+	s.SetSpec(sp)
+	s.UpsertPod(pod("g", "w", 0))
+	s.UpsertPod(pod("g", "w", 1))
+	if need, n := s.PendingNeed(key("g")); n != 2 || need.GPU != 16 {
+		t.Fatalf("PendingNeed = %+v for %d pods, want 16 GPUs (minResources) for 2", need, n)
+	}
+	s.Assume(pod("g", "w", 0), "n1")
+	s.Assume(pod("g", "w", 1), "n1")
+	if need, n := s.PendingNeed(key("g")); n != 0 || need.GPU != 0 {
+		t.Fatalf("PendingNeed after the quorum = %+v for %d pods, want nothing", need, n)
+	}
+}
