@@ -380,6 +380,11 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				if k, ok := p.keyOf(pod); ok {
 					p.store.DeletePod(pod)
 					p.status.Enqueue(k)
+					// Members waiting in Permit for a quorum that can no longer form would
+					// hold their nodes until the Permit timeout: release them now.
+					if !p.store.QuorumBound(k) && !p.store.MembersPresent(k) {
+						p.rejectWaiting(k, fmt.Sprintf("member %s was deleted; the gang waits for its members again", pod.Name))
+					}
 				}
 			}
 		},
