@@ -409,3 +409,47 @@ func TestForeignSchedulerNameLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// Two pods that claim one index are reported (condition IndexConflict, event), never
+// repaired by deleting one of them.
+func TestDuplicateIndexReported(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, gpuNodes("dup", 16))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, env, ns, pcsName, 2, 30)
+	clique := workload.PodCliqueName(pcsName, 0, "frontend")
+	victim := workload.PodName(clique, 1)
+	p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, victim, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Labels[grovev1.LabelPodCliquePodIndex] = "0"
+	if _, err := env.Kube.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "condition IndexConflict=True naming the clique", func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcsName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range pcs.Status.Conditions {
+			if c.Type == "IndexConflict" && c.Status == metav1.ConditionTrue && strings.Contains(c.Message, clique) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	pods, err := listPods(ctx, env, ns, pcsName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := indicesOf(pods, clique); fmt.Sprint(got) != "[0 0 2]" || len(pods) != 30 {
+		t.Errorf("indices %v, %d pods: the conflicting pods must stay as they are", got, len(pods))
+	}
+}
