@@ -245,12 +245,24 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups})
+	ro, err := planRollout(pcs, obs)
+	if err != nil {
+		return fmt.Errorf("planning the update of %s: %w", key, err)
+	}
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
-	if err := a.apply(obs, want); err != nil {
+	if err := a.apply(obs, want, ro); err != nil {
 		return err
 	}
-	return c.writeStatus(ctx, pcs, obs, want)
+	if err := c.writeStatus(ctx, pcs, obs, want, ro); err != nil {
+		return err
+	}
+	if !ro.plan.Done {
+		// An update in progress is looked at again even without events, so that a stall
+		// turns into ProgressDeadlineExceeded on time.
+		c.queue.AddAfter(key, 5*time.Second)
+	}
+	return nil
 }
 
 // applier applies one pass's differences for one PodCliqueSet.
@@ -290,7 +302,7 @@ func ignoreNotFound(err error) error {
 // apply creates what is missing (groups, cliques, services, gangs, then pods, so that a pod
 // never exists before its gang), updates what changed and deletes what is no longer wanted
 // (not-ready pods first).
-func (a *applier) apply(obs *observed, want *workload.World) error {
+func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error {
 	ctx, c, ns := a.ctx, a.c, a.pcs.Namespace
 	defer a.report()
 	for _, sg := range want.ScalingGroups {
@@ -375,6 +387,11 @@ func (a *applier) apply(obs *observed, want *workload.World) error {
 		if obs.pods[p.Name] != nil {
 			continue
 		}
+		// Pods of standalone cliques come and go as the update planner says (it bounds
+		// surge and unavailability); pods of scaling groups are created when missing.
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] {
+			continue
+		}
 		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
 		if owner == nil {
 			continue // its PodClique is not visible yet; the next pass creates the pod
@@ -387,6 +404,16 @@ func (a *applier) apply(obs *observed, want *workload.World) error {
 		if err := a.afterCreate("Pod"); err != nil {
 			return err
 		}
+	}
+	for name := range ro.deletes {
+		p := obs.pods[name]
+		if p == nil || p.DeletionTimestamp != nil {
+			continue
+		}
+		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			return fmt.Errorf("deleting pod %s to replace it: %w", name, err)
+		}
+		a.countDelete("Pod")
 	}
 	return a.deleteUnwanted(obs, want, wantPods)
 }
@@ -504,7 +531,7 @@ func sortedKeys(m map[string]int) []string {
 }
 
 // writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
-func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World) error {
+func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
 	now := metav1.NewTime(c.now())
 	hashes := map[string]string{}
 	for i := range pcs.Spec.Template.Cliques {
@@ -553,6 +580,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		}
 	}
 	st := setStatus(pcs, obs, want, now, conflicts)
+	setProgress(&st, pcs, ro, now)
 	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
 		return nil
 	}

@@ -18,6 +18,10 @@ type Observed struct {
 	// ScalingGroups are the existing scaling groups by name (their spec.replicas may have been
 	// changed through the scale subresource).
 	ScalingGroups map[string]*grovev1.PodCliqueScalingGroup
+	// SurgePods are, per standalone PodClique, the pod indices at or above its replicas that
+	// exist or that the update planner creates: they get pods (labelled phalanx.dev/surge) and
+	// places in the gang's podReferences.
+	SurgePods map[string][]int
 }
 
 // World is every object a PodCliqueSet should have. Pods carry no owner reference: it names
@@ -72,7 +76,8 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 			if inGroup[c.Name] != nil {
 				continue
 			}
-			b.clique(c, PodCliqueName(pcs.Name, r, c.Name), base, nil, 0)
+			name := PodCliqueName(pcs.Name, r, c.Name)
+			b.clique(c, name, base, nil, 0, obs.SurgePods[name])
 		}
 		for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
@@ -87,7 +92,7 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 				}
 				for _, cn := range cfg.CliqueNames {
 					if c := cliques[cn]; c != nil {
-						b.clique(c, GroupCliqueName(pcs.Name, r, cfg.Name, j, cn), gang, cfg, j)
+						b.clique(c, GroupCliqueName(pcs.Name, r, cfg.Name, j, cn), gang, cfg, j, nil)
 					}
 				}
 			}
@@ -166,7 +171,7 @@ func (b *replicaBuilder) scalingGroup(cfg *grovev1.PodCliqueScalingGroupConfig, 
 }
 
 // clique adds a PodClique, its pods and its podgroup in gang.
-func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, gang *schedv1.PodGang, group *grovev1.PodCliqueScalingGroupConfig, groupReplica int) {
+func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, gang *schedv1.PodGang, group *grovev1.PodCliqueScalingGroupConfig, groupReplica int, surge []int) {
 	extra := map[string]string{grovev1.LabelPodClique: name, LabelCliqueTemplate: c.Name}
 	sgName := ""
 	if group != nil {
@@ -184,8 +189,20 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 
 	hash := TemplateHash(c)
 	pg := schedv1.PodGroup{Name: name, MinReplicas: cliqueMin(c)}
+	indices := make([]int, 0, int(c.Spec.Replicas)+len(surge))
 	for i := 0; i < int(c.Spec.Replicas); i++ {
+		indices = append(indices, i)
+	}
+	for _, i := range surge {
+		if i >= int(c.Spec.Replicas) {
+			indices = append(indices, i)
+		}
+	}
+	for _, i := range indices {
 		pod := b.pod(c, pclq, i, gang, hash, sgName, group, groupReplica)
+		if i >= int(c.Spec.Replicas) {
+			pod.Labels[grovev1.LabelSurge] = "true"
+		}
 		pg.PodReferences = append(pg.PodReferences, schedv1.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
 		b.world.Pods = append(b.world.Pods, pod)
 	}

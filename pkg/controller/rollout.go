@@ -1,0 +1,173 @@
+package controller
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/update"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// rollout is the planner's step for the pods of the standalone cliques, and the surge pod
+// indices the desired world must hold.
+type rollout struct {
+	plan  update.Plan
+	surge map[string][]int
+	// creates and deletes are the planned actions by pod name.
+	creates, deletes map[string]bool
+}
+
+// planRollout runs the update planner over the standalone cliques of every PodCliqueSet replica
+// (RollingUpdate: one replica at a time, each clique by its own budget). Scaling-group pods are
+// not rolled yet: they are only created when missing.
+func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
+	inGroup := map[string]bool{}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		for _, c := range g.CliqueNames {
+			inGroup[c] = true
+		}
+	}
+	byClique := map[string][]*corev1.Pod{}
+	for _, p := range obs.pods {
+		byClique[p.Labels[grovev1.LabelPodClique]] = append(byClique[p.Labels[grovev1.LabelPodClique]], p)
+	}
+	gangsOf := map[string][]*schedv1.PodGang{}
+	for _, g := range obs.gangs {
+		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		gangsOf[r] = append(gangsOf[r], g)
+	}
+	var replicas []update.Replica
+	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		rep := update.Replica{Index: r, Scheduled: len(gangsOf[strconv.Itoa(r)]) > 0}
+		for _, g := range gangsOf[strconv.Itoa(r)] {
+			if !meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionScheduled) {
+				rep.Scheduled = false
+			}
+			if !workload.GangAvailable(g, obs.pods) {
+				rep.MinAvailableBreached = true
+			}
+		}
+		for i := range pcs.Spec.Template.Cliques {
+			c := &pcs.Spec.Template.Cliques[i]
+			if inGroup[c.Name] {
+				continue
+			}
+			name := workload.PodCliqueName(pcs.Name, r, c.Name)
+			u := update.Unit{Name: name, Desired: int(c.Spec.Replicas), Target: workload.TemplateHash(c),
+				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+			if s := c.UpdateStrategy; s != nil {
+				if s.MaxSurge != nil {
+					u.MaxSurge = *s.MaxSurge
+				}
+				if s.MaxUnavailable != nil {
+					u.MaxUnavailable = *s.MaxUnavailable
+				}
+			}
+			for _, p := range byClique[name] {
+				u.Members = append(u.Members, update.Member{
+					Index:       index.Parse(p.Labels[grovev1.LabelPodCliquePodIndex]),
+					Revision:    p.Labels[grovev1.LabelPodTemplateHash],
+					Available:   workload.PodReady(p),
+					Terminating: p.DeletionTimestamp != nil,
+				})
+			}
+			rep.Units = append(rep.Units, u)
+		}
+		replicas = append(replicas, rep)
+	}
+	plan, err := update.PlanRollingUpdate(replicas)
+	if err != nil {
+		return nil, err
+	}
+	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{}}
+	for _, rep := range replicas {
+		for _, u := range rep.Units {
+			for _, m := range u.Members {
+				if m.Index >= u.Desired && !m.Terminating {
+					ro.surge[u.Name] = append(ro.surge[u.Name], m.Index)
+				}
+			}
+		}
+	}
+	for _, a := range plan.Actions {
+		name := workload.PodName(a.Unit, a.Index)
+		switch a.Type {
+		case update.Create:
+			ro.creates[name] = true
+			if a.Surge {
+				ro.surge[a.Unit] = append(ro.surge[a.Unit], a.Index)
+			}
+		case update.Delete:
+			ro.deletes[name] = true
+		}
+	}
+	for k := range ro.surge {
+		sort.Ints(ro.surge[k])
+	}
+	return ro, nil
+}
+
+// revision names the whole template: it changes when any clique's template does.
+func revision(pcs *grovev1.PodCliqueSet) string {
+	h := fnv.New64a()
+	for i := range pcs.Spec.Template.Cliques {
+		_, _ = h.Write([]byte(workload.TemplateHash(&pcs.Spec.Template.Cliques[i]) + "/"))
+	}
+	return strconv.FormatUint(h.Sum64()%(1<<40), 36)
+}
+
+// setProgress records the update in the status: when it started and ended, when it last made
+// a step, which replicas it works on, and the Progressing condition (False with reason
+// ProgressDeadlineExceeded when it made no step for progressDeadlineSeconds; it keeps trying).
+func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *rollout, now metav1.Time) {
+	rev := revision(pcs)
+	if st.CurrentRevision != rev || st.UpdateProgress == nil {
+		first := st.CurrentRevision == "" // the first revision is a creation, not an update
+		st.CurrentRevision = rev
+		st.UpdateProgress = &grovev1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, LastProgressAt: &now}
+		if first && ro.plan.Done {
+			st.UpdateProgress.UpdateEndedAt = &now
+		}
+	}
+	p := st.UpdateProgress
+	if len(ro.plan.Actions) > 0 {
+		p.LastProgressAt = &now
+	}
+	p.UpdatingReplicas = nil
+	for _, r := range ro.plan.Updating {
+		p.UpdatingReplicas = append(p.UpdatingReplicas, int32(r))
+	}
+	c := metav1.Condition{Type: grovev1.ConditionProgressing, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
+	deadline := time.Duration(grovev1.DefaultProgressDeadlineSeconds) * time.Second
+	if s := pcs.Spec.UpdateStrategy; s != nil && s.ProgressDeadlineSeconds != nil {
+		deadline = time.Duration(*s.ProgressDeadlineSeconds) * time.Second
+	}
+	switch {
+	case ro.plan.Done:
+		if p.UpdateEndedAt == nil {
+			p.UpdateEndedAt = &now
+		}
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "UpdateComplete", "every replica runs revision "+rev
+	case update.Stalled(false, p.LastProgressAt.Time, now.Time, deadline):
+		c.Status, c.Reason = metav1.ConditionFalse, grovev1.ReasonProgressDeadlineExceeded
+		c.Message = fmt.Sprintf("no update step for %s (progressDeadlineSeconds); waiting: %s", deadline, ro.plan.Waiting)
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, "Updating"
+		c.Message = "updating to revision " + rev
+		if ro.plan.Waiting != "" {
+			c.Message += "; waiting: " + ro.plan.Waiting
+		}
+	}
+	meta.SetStatusCondition(&st.Conditions, c)
+}

@@ -1,0 +1,205 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// workers is a PodCliqueSet of one standalone clique of 3 whole-node (8-GPU) pods.
+func workers(ns, name string, surge, unavailable int32, deadline int32) *grovev1.PodCliqueSet {
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{
+			Replicas:       1,
+			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To(deadline)},
+			Template: grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{{
+				Name:           "worker",
+				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
+				Spec: grovev1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: corev1.PodSpec{
+					SchedulerName:                 scheduler.SchedulerName,
+					TerminationGracePeriodSeconds: ptr.To[int64](0),
+					Containers: []corev1.Container{{Name: "w", Image: "registry.example.com/llm/worker:v1",
+						Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+				}},
+			}}},
+		},
+	}
+}
+
+func setImage(t *testing.T, env *framework.Env, ns, name, image string) {
+	t.Helper()
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = image
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(context.Background(), pcs, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The design's PodClique example end to end: replicas=3, maxSurge=1, maxUnavailable=0 on
+// room for exactly 4 pods. The surge pod (index 3) joins the established gang, the old pods
+// are replaced one by one, the surge pod goes last; never more than 4 pods, never fewer than
+// 3 Ready; the final indices are 0, 1, 2 on the new image.
+func TestRollingUpdatePodCliqueSurge(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, gpuNodes("roll", 4))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "w", 1, 0, 600), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, env, ns, "w", 1, 3)
+
+	// Watch the update from the side, every pod event: the most pods alive and the fewest Ready.
+	var mu sync.Mutex
+	maxAlive, minReady, sawSurge := 0, 3, false
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	initial, err := env.Kube.CoreV1().Pods(ns).List(watchCtx, metav1.ListOptions{LabelSelector: selector("w")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]corev1.Pod{}
+	for _, p := range initial.Items {
+		pods[p.Name] = p
+	}
+	w, err := env.Kube.CoreV1().Pods(ns).Watch(watchCtx, metav1.ListOptions{LabelSelector: selector("w"), ResourceVersion: initial.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods, p.Name)
+			} else {
+				pods[p.Name] = *p
+			}
+			ready := 0
+			for _, q := range pods {
+				if readyPod(q) {
+					ready++
+				}
+			}
+			mu.Lock()
+			maxAlive = max(maxAlive, len(pods))
+			minReady = min(minReady, ready)
+			sawSurge = sawSurge || p.Labels[grovev1.LabelSurge] == "true"
+			mu.Unlock()
+		}
+	}()
+	setImage(t, env, ns, "w", "registry.example.com/llm/worker:v2")
+	framework.Eventually(t, wait, "update complete", func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+		pods, err := listPods(ctx, env, ns, "w")
+		if err != nil {
+			return false, err
+		}
+		images := []string{}
+		for _, p := range pods {
+			images = append(images, p.Name+"="+p.Spec.Containers[0].Image)
+		}
+		ok := c != nil && c.Reason == "UpdateComplete" && pcs.Status.UpdatedReplicas == 1 && pcs.Status.AvailableReplicas == 1 &&
+			len(pods) == 3 && strings.Count(strings.Join(images, " "), ":v2") == 3
+		if !ok {
+			return false, fmt.Errorf("progressing %v, updated %d, pods %v", c, pcs.Status.UpdatedReplicas, images)
+		}
+		return true, nil
+	})
+	stopWatch()
+	w.Stop()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if maxAlive > 4 {
+		t.Errorf("%d pods existed at once; replicas 3 + maxSurge 1 allows 4", maxAlive)
+	}
+	if minReady < 3 {
+		t.Errorf("only %d pods Ready at one point; maxUnavailable 0 keeps 3", minReady)
+	}
+	if !sawSurge {
+		t.Errorf("no surge pod seen: the update did not create before deleting")
+	}
+	final, _ := listPods(ctx, env, ns, "w")
+	if got := indicesOf(final, "w-0-worker"); fmt.Sprint(got) != "[0 1 2]" {
+		t.Errorf("final indices %v, want [0 1 2]", got)
+	}
+	pcs, _ := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+	if pcs.Status.UpdateProgress == nil || pcs.Status.UpdateProgress.UpdateEndedAt == nil {
+		t.Errorf("updateProgress %+v: want an end time", pcs.Status.UpdateProgress)
+	}
+	t.Logf("update done: at most %d pods alive, at least %d Ready", maxAlive, minReady)
+}
+
+// A surge that cannot be scheduled (no room for a fourth pod, maxUnavailable 0) is not a
+// silent hang: Progressing turns False with ProgressDeadlineExceeded, and the old pods stay.
+func TestStalledUpdateReportsDeadline(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, gpuNodes("stall", 3))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "s", 1, 0, 3), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, env, ns, "s", 1, 3)
+	setImage(t, env, ns, "s", "registry.example.com/llm/worker:v2")
+	framework.Eventually(t, wait, "Progressing=False ProgressDeadlineExceeded", func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "s", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == grovev1.ReasonProgressDeadlineExceeded && strings.Contains(c.Message, "not available"), nil
+	})
+	pods, err := listPods(ctx, env, ns, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := 0
+	for _, p := range pods {
+		if readyPod(p) && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v1" {
+			ready++
+		}
+	}
+	if ready != 3 {
+		t.Errorf("%d old pods Ready, want all 3 kept while the surge cannot be placed", ready)
+	}
+}
+
+func readyPod(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil
+		}
+	}
+	return false
+}
