@@ -71,6 +71,10 @@ func ScheduledCondition(st Status, generation int64) metav1.Condition {
 	case st.Established:
 		c.Status, c.Reason = metav1.ConditionTrue, "QuorumBound"
 		c.Message = "every podgroup reached minReplicas bound pods; the gang is established"
+		// The transition is when the quorum bound, not when the status got written.
+		if !st.EstablishedAt.IsZero() {
+			c.LastTransitionTime = metav1.NewTime(st.EstablishedAt)
+		}
 	default:
 		c.Status, c.Reason = metav1.ConditionFalse, "WaitingForQuorum"
 		c.Message = "the gang is placed all-or-nothing and has not reached its quorum"
