@@ -1,0 +1,168 @@
+package update
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+var simRuns = flag.Int("update.sim-runs", 2000, "randomized update simulations to run (raise it for a longer search)")
+
+type simMember struct {
+	Member
+	readyIn int // steps until a created member becomes available; -1: never (a failed pod)
+	placed  bool
+}
+
+func randBudget(r *rand.Rand, desired int) intstr.IntOrString {
+	if r.Intn(3) == 0 {
+		return intstr.FromString(fmt.Sprintf("%d%%", r.Intn(101)))
+	}
+	return intstr.FromInt32(int32(r.Intn(3)))
+}
+
+// TestRandomizedUpdates plays random units forward with random readiness delays, pod
+// failures, a capacity limit, and controller crashes between any two actions (only a random
+// prefix of a step's actions is applied). At every step: never more than desired + maxSurge
+// members, never fewer than desired - maxUnavailable available unless a failure did it, no
+// two members on one index. Without failures and with room for desired + maxSurge, the update
+// completes with indices exactly 0..desired-1. A failing seed is printed for replay.
+func TestRandomizedUpdates(t *testing.T) {
+	for seed := int64(1); seed <= int64(*simRuns); seed++ {
+		if msg := simulate(seed); msg != "" {
+			t.Fatalf("seed %d: %s (replay: go test ./pkg/update -run TestRandomizedUpdates -update.sim-runs=%d)", seed, msg, seed)
+		}
+	}
+}
+
+func simulate(seed int64) string {
+	r := rand.New(rand.NewSource(seed))
+	desired := r.Intn(7)
+	u := Unit{Name: "u", Desired: desired, Target: "new", MaxSurge: randBudget(r, desired), MaxUnavailable: randBudget(r, desired)}
+	surge, unavail, err := Budgets(u)
+	if err != nil {
+		return err.Error()
+	}
+	failures := r.Intn(4) == 0
+	capacity := desired + surge
+	if r.Intn(3) == 0 {
+		capacity = desired + r.Intn(surge+1) // sometimes less room than the surge budget
+	}
+	var members []*simMember
+	for i := 0; i < desired; i++ {
+		members = append(members, &simMember{Member: Member{Index: i, Revision: "old", Available: true}, placed: true})
+	}
+	roomForSurge := capacity >= desired+surge || surge == 0
+	for step := 0; step < 400; step++ {
+		// world moves: terminating members go, created ones get placed and become ready
+		var next []*simMember
+		placed := 0
+		for _, m := range members {
+			if m.Terminating {
+				continue
+			}
+			next = append(next, m)
+			if m.placed {
+				placed++
+			}
+		}
+		members = next
+		for _, m := range members {
+			if !m.placed && placed < capacity {
+				m.placed, placed = true, placed+1
+			}
+			if m.placed && !m.Available && m.readyIn >= 0 {
+				if m.readyIn == 0 {
+					m.Available = true
+				} else {
+					m.readyIn--
+				}
+			}
+		}
+		u.Members = u.Members[:0]
+		for _, m := range members {
+			u.Members = append(u.Members, m.Member)
+		}
+		res, err := PlanUnit(u)
+		if err != nil {
+			return err.Error()
+		}
+		if res.Done {
+			idx := make([]int, 0, len(members))
+			for _, m := range members {
+				idx = append(idx, m.Index)
+			}
+			sort.Ints(idx)
+			for i, v := range idx {
+				if v != i {
+					return fmt.Sprintf("done with indices %v", idx)
+				}
+			}
+			if len(idx) != desired {
+				return fmt.Sprintf("done with %d members, want %d", len(idx), desired)
+			}
+			return ""
+		}
+		// a crash may cut the step short after any action
+		actions := res.Actions
+		if len(actions) > 0 && r.Intn(4) == 0 {
+			actions = actions[:r.Intn(len(actions)+1)]
+		}
+		availBefore := 0
+		for _, m := range members {
+			if m.Available && !m.Terminating {
+				availBefore++
+			}
+		}
+		for _, a := range actions {
+			switch a.Type {
+			case Delete:
+				for _, m := range members {
+					if m.Index == a.Index && !m.Terminating {
+						m.Terminating = true
+					}
+				}
+			case Create:
+				for _, m := range members {
+					if m.Index == a.Index {
+						return fmt.Sprintf("step %d: create on index %d, which a member holds", step, a.Index)
+					}
+				}
+				delay := r.Intn(3)
+				if failures && r.Intn(5) == 0 {
+					delay = -1
+				}
+				members = append(members, &simMember{Member: Member{Index: a.Index, Revision: a.Revision}, readyIn: delay})
+			}
+		}
+		if len(members) > desired+surge {
+			return fmt.Sprintf("step %d: %d members, desired %d + maxSurge %d", step, len(members), desired, surge)
+		}
+		avail := 0
+		for _, m := range members {
+			if m.Available && !m.Terminating {
+				avail++
+			}
+		}
+		if !failures && avail < desired-unavail && avail < availBefore {
+			return fmt.Sprintf("step %d: the update took availability to %d, below desired %d - maxUnavailable %d", step, avail, desired, unavail)
+		}
+	}
+	if !failures && roomForSurge {
+		return fmt.Sprintf("not done after 400 steps (desired %d, surge %d, unavailable %d, capacity %d)", desired, surge, unavail, capacity)
+	}
+	return ""
+}
+
+// desired=0: every member goes, nothing is created.
+func TestDesiredZero(t *testing.T) {
+	s := newSim(t, 0, one, zero, oldMembers(2)...)
+	s.run(10)
+	if got := s.indices(); got != "" {
+		t.Errorf("members left: %s", got)
+	}
+}
