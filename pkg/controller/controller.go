@@ -249,7 +249,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge})
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err
@@ -403,6 +403,15 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 		if err := a.afterCreate("Pod"); err != nil {
 			return err
+		}
+	}
+	for sg, replicas := range ro.deleteGroups {
+		for _, j := range replicas {
+			for name, p := range obs.pods {
+				if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sg && p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == strconv.Itoa(j) {
+					ro.deletes[name] = true
+				}
+			}
 		}
 	}
 	for name := range ro.deletes {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -26,11 +27,15 @@ type rollout struct {
 	surge map[string][]int
 	// creates and deletes are the planned actions by pod name.
 	creates, deletes map[string]bool
+	// surgeGroups are, per scaling group, the replica indices above its replicas to keep or
+	// create; deleteGroups the group replicas whose pods go (to be replaced, or at the end).
+	surgeGroups, deleteGroups map[string][]int
 }
 
-// planRollout runs the update planner over the standalone cliques of every PodCliqueSet replica
-// (RollingUpdate: one replica at a time, each clique by its own budget). Scaling-group pods are
-// not rolled yet: they are only created when missing.
+// planRollout runs the update planner over every PodCliqueSet replica (RollingUpdate: one
+// replica at a time): standalone cliques roll pods, scaling groups roll whole group replicas,
+// each by its own budget. A group replica is replaced by deleting its pods; its missing pods
+// are then created from the newest template.
 func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 	inGroup := map[string]bool{}
 	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
@@ -84,23 +89,48 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 			}
 			rep.Units = append(rep.Units, u)
 		}
+		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			rep.Units = append(rep.Units, groupUnit(pcs, r, &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique))
+		}
 		replicas = append(replicas, rep)
+	}
+	groupUnits := map[string]bool{}
+	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			groupUnits[workload.ScalingGroupName(pcs.Name, r, g.Name)] = true
+		}
 	}
 	plan, err := update.PlanRollingUpdate(replicas)
 	if err != nil {
 		return nil, err
 	}
-	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{}}
+	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
+		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}}
 	for _, rep := range replicas {
 		for _, u := range rep.Units {
 			for _, m := range u.Members {
 				if m.Index >= u.Desired && !m.Terminating {
-					ro.surge[u.Name] = append(ro.surge[u.Name], m.Index)
+					if groupUnits[u.Name] {
+						ro.surgeGroups[u.Name] = append(ro.surgeGroups[u.Name], m.Index)
+					} else {
+						ro.surge[u.Name] = append(ro.surge[u.Name], m.Index)
+					}
 				}
 			}
 		}
 	}
 	for _, a := range plan.Actions {
+		if groupUnits[a.Unit] {
+			switch a.Type {
+			case update.Create:
+				if a.Surge {
+					ro.surgeGroups[a.Unit] = append(ro.surgeGroups[a.Unit], a.Index)
+				}
+			case update.Delete:
+				ro.deleteGroups[a.Unit] = append(ro.deleteGroups[a.Unit], a.Index)
+			}
+			continue
+		}
 		name := workload.PodName(a.Unit, a.Index)
 		switch a.Type {
 		case update.Create:
@@ -115,7 +145,75 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 	for k := range ro.surge {
 		sort.Ints(ro.surge[k])
 	}
+	for k := range ro.surgeGroups {
+		sort.Ints(ro.surgeGroups[k])
+	}
 	return ro, nil
+}
+
+// groupUnit is a scaling group of one PodCliqueSet replica as an update unit: its members are
+// the group replicas that have pods; a replica is at the target when every pod runs its clique's
+// newest template, available when each of its cliques has minAvailable Ready pods.
+func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGroupConfig, obs *observed, byClique map[string][]*corev1.Pod) update.Unit {
+	sgName := workload.ScalingGroupName(pcs.Name, r, cfg.Name)
+	templates := map[string]*grovev1.PodCliqueTemplateSpec{}
+	for i := range pcs.Spec.Template.Cliques {
+		templates[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
+	}
+	target := ""
+	for _, cn := range cfg.CliqueNames {
+		if c := templates[cn]; c != nil {
+			target += workload.TemplateHash(c) + "/"
+		}
+	}
+	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
+		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+	if s := cfg.UpdateStrategy; s != nil {
+		if s.MaxSurge != nil {
+			u.MaxSurge = *s.MaxSurge
+		}
+		if s.MaxUnavailable != nil {
+			u.MaxUnavailable = *s.MaxUnavailable
+		}
+	}
+	seen := map[int]bool{}
+	for _, p := range obs.pods {
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sgName {
+			seen[index.Parse(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex])] = true
+		}
+	}
+	for j := range seen {
+		if j < 0 {
+			continue
+		}
+		m := update.Member{Index: j, Revision: target, Available: true}
+		for _, cn := range cfg.CliqueNames {
+			c := templates[cn]
+			if c == nil {
+				continue
+			}
+			hash := workload.TemplateHash(c)
+			var ready int32
+			pods := byClique[workload.GroupCliqueName(pcs.Name, r, cfg.Name, j, cn)]
+			for _, p := range pods {
+				if p.Labels[grovev1.LabelPodTemplateHash] != hash {
+					m.Revision = "old"
+				}
+				if p.DeletionTimestamp != nil {
+					m.Terminating = true
+				}
+				if workload.PodReady(p) {
+					ready++
+				}
+			}
+			if ready < ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas) {
+				m.Available = false
+			}
+		}
+		u.Members = append(u.Members, m)
+	}
+	sort.Slice(u.Members, func(a, b int) bool { return u.Members[a].Index < u.Members[b].Index })
+	return u
 }
 
 // revision names the whole template: it changes when any clique's template does.

@@ -22,6 +22,9 @@ type Observed struct {
 	// exist or that the update planner creates: they get pods (labelled phalanx.dev/surge) and
 	// places in the gang's podReferences.
 	SurgePods map[string][]int
+	// SurgeGroupReplicas are, per scaling group, the replica indices at or above its replicas
+	// that exist or that the update planner creates: each gets its cliques, pods and scaled gang.
+	SurgeGroupReplicas map[string][]int
 }
 
 // World is every object a PodCliqueSet should have. Pods carry no owner reference: it names
@@ -85,7 +88,16 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 			replicas := GroupReplicas(cfg, obs.ScalingGroups[sgName])
 			minAvail := ptr.Deref(cfg.MinAvailable, 1)
 			b.scalingGroup(cfg, sgName, replicas, minAvail)
+			groupReplicas := make([]int, 0, int(replicas))
 			for j := 0; j < int(replicas); j++ {
+				groupReplicas = append(groupReplicas, j)
+			}
+			for _, j := range obs.SurgeGroupReplicas[sgName] {
+				if j >= int(replicas) {
+					groupReplicas = append(groupReplicas, j)
+				}
+			}
+			for _, j := range groupReplicas {
 				gang := base
 				if j >= int(minAvail) {
 					gang = b.gang(ScaledPodGangName(pcs.Name, r, cfg.Name, j), base.Name)

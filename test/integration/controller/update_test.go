@@ -203,3 +203,151 @@ func readyPod(p corev1.Pod) bool {
 	}
 	return false
 }
+
+// groupSet is a PodCliqueSet of one scaling group "sg" of replicas x (1 leader + 2 workers),
+// every pod a whole 8-GPU node, all replicas in the base gang (minAvailable = replicas).
+func groupSet(ns, name string, replicas, surge, unavailable int32) *grovev1.PodCliqueSet {
+	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
+		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
+			SchedulerName:                 scheduler.SchedulerName,
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/prefill:v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+		}}}
+	}
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{
+			Replicas:       1,
+			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To[int32](600)},
+			Template: grovev1.PodCliqueSetTemplateSpec{
+				Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
+				PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
+					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(replicas),
+					UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
+				}},
+			},
+		},
+	}
+}
+
+// availableGroupReplicas counts the group replicas whose leader and both workers are Ready.
+func availableGroupReplicas(pods map[string]corev1.Pod) (available, alive int) {
+	ready := map[string]int{}
+	exists := map[string]bool{}
+	for _, p := range pods {
+		j := p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
+		exists[j] = true
+		if readyPod(p) {
+			ready[j]++
+		}
+	}
+	for j := range exists {
+		if ready[j] == 3 {
+			available++
+		}
+	}
+	return available, len(exists)
+}
+
+// The design's scaling-group example, the circular dependency of the review: replicas=3,
+// minAvailable=3 (all in the base gang), maxSurge=1, maxUnavailable=0. The surge replica 3 is a
+// scaled gang gated on the base, which is being updated; Phalanx places it because the base
+// stays established. Full capacity (3 available group replicas) for the whole update, never
+// more than 4, and it completes with replicas 0..2 on the new image.
+func TestRollingUpdateScalingGroupSurge(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, gpuNodes("pcsg", 12))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, groupSet(ns, "g", 3, 1, 0), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, env, ns, "g", 1, 9)
+
+	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector("g")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]corev1.Pod{}
+	for _, p := range initial.Items {
+		pods[p.Name] = p
+	}
+	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector("g"), ResourceVersion: initial.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	minAvailable, maxAlive, sawSurge := 3, 0, false
+	var timeline []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods, p.Name)
+			} else {
+				pods[p.Name] = *p
+			}
+			avail, alive := availableGroupReplicas(pods)
+			mu.Lock()
+			minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
+			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "3"
+			if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
+				timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
+			}
+			mu.Unlock()
+		}
+	}()
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pcs.Spec.Template.Cliques {
+		pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
+	}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(ctx, pcs, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "scaling-group update complete", func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+		live, err := listPods(ctx, env, ns, "g")
+		if err != nil {
+			return false, err
+		}
+		v2 := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" && readyPod(p) {
+				v2++
+			}
+		}
+		if c == nil || c.Reason != "UpdateComplete" || len(live) != 9 || v2 != 9 {
+			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on v2", c, len(live), v2)
+		}
+		return true, nil
+	})
+	w.Stop()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("available/alive group replicas over the update: %v", timeline)
+	if minAvailable < 3 {
+		t.Errorf("available group replicas fell to %d; maxUnavailable 0 keeps 3", minAvailable)
+	}
+	if maxAlive > 4 {
+		t.Errorf("%d group replicas existed at once; 3 + maxSurge 1 allows 4", maxAlive)
+	}
+	if !sawSurge {
+		t.Errorf("no surge group replica (index 3) was created")
+	}
+}
