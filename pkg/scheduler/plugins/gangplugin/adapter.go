@@ -213,6 +213,12 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		p.setWait(k, gang.Wait{})
 		return nil, 0
 	}
+	if !p.store.MembersPresent(k) {
+		// Members were deleted while this one was being placed (the deletion could not
+		// reject a pod that was not waiting yet): do not hold a node for a quorum that
+		// cannot form.
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s lost members while this one was placed: %s", k, p.store.QuorumProgress(k))), 0
+	}
 	timeout := p.opts.PermitTimeout
 	if spec, ok := p.store.Spec(k); ok && spec.ScheduleTimeout > 0 {
 		timeout = spec.ScheduleTimeout
