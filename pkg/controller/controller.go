@@ -249,7 +249,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups})
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err
@@ -389,7 +389,8 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 		// Pods of standalone cliques come and go as the update planner says (it bounds
 		// surge and unavailability); pods of scaling groups are created when missing.
-		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] {
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] &&
+			index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]) < int(a.pcs.Spec.Replicas) {
 			continue
 		}
 		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
@@ -410,6 +411,23 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			for name, p := range obs.pods {
 				if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sg && p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == strconv.Itoa(j) {
 					ro.deletes[name] = true
+				}
+			}
+		}
+	}
+	// ReplicaRecreate: a replica is recreated with new gangs; its pods and gangs go first.
+	for _, r := range ro.deleteReplicas {
+		for name, p := range obs.pods {
+			if p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+				ro.deletes[name] = true
+			}
+		}
+		for name, g := range obs.gangs {
+			if g.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+				if err := a.deleteObject("PodGang", name, g.UID, func(o metav1.DeleteOptions) error {
+					return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
+				}); err != nil {
+					return err
 				}
 			}
 		}

@@ -30,6 +30,9 @@ type rollout struct {
 	// surgeGroups are, per scaling group, the replica indices above its replicas to keep or
 	// create; deleteGroups the group replicas whose pods go (to be replaced, or at the end).
 	surgeGroups, deleteGroups map[string][]int
+	// surgeReplicas and deleteReplicas are the PodCliqueSet replicas (ReplicaRecreate) to keep
+	// above spec.replicas, and to delete (pods and gangs) for recreation or at the end.
+	surgeReplicas, deleteReplicas []int
 }
 
 // planRollout runs the update planner over every PodCliqueSet replica (RollingUpdate: one
@@ -94,6 +97,21 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 		}
 		replicas = append(replicas, rep)
 	}
+	recreate := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.ReplicaRecreateStrategyType
+	var replicaUnit update.Unit
+	if recreate {
+		replicaUnit = replicasUnit(pcs, obs)
+		// Component strategies are bypassed: inside a replica only missing members are
+		// created (from the newest template) and excess ones removed.
+		for ri := range replicas {
+			for ui := range replicas[ri].Units {
+				u := &replicas[ri].Units[ui]
+				for mi := range u.Members {
+					u.Members[mi].Revision = u.Target
+				}
+			}
+		}
+	}
 	groupUnits := map[string]bool{}
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
 		for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
@@ -103,6 +121,17 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 	plan, err := update.PlanRollingUpdate(replicas)
 	if err != nil {
 		return nil, err
+	}
+	var replicaPlan update.Plan
+	if recreate {
+		if replicaPlan, err = update.PlanReplicaRecreate(replicaUnit); err != nil {
+			return nil, err
+		}
+		plan.Actions = append(plan.Actions, replicaPlan.Actions...)
+		plan.Updating, plan.Done = replicaPlan.Updating, plan.Done && replicaPlan.Done
+		if plan.Waiting == "" {
+			plan.Waiting = replicaPlan.Waiting
+		}
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}}
@@ -119,7 +148,23 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 			}
 		}
 	}
+	for _, m := range replicaUnit.Members {
+		if recreate && m.Index >= replicaUnit.Desired && !m.Terminating {
+			ro.surgeReplicas = append(ro.surgeReplicas, m.Index)
+		}
+	}
 	for _, a := range plan.Actions {
+		if recreate && a.Unit == replicaUnit.Name {
+			switch a.Type {
+			case update.Create:
+				if a.Surge {
+					ro.surgeReplicas = append(ro.surgeReplicas, a.Index)
+				}
+			case update.Delete:
+				ro.deleteReplicas = append(ro.deleteReplicas, a.Index)
+			}
+			continue
+		}
 		if groupUnits[a.Unit] {
 			switch a.Type {
 			case update.Create:
@@ -148,7 +193,63 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 	for k := range ro.surgeGroups {
 		sort.Ints(ro.surgeGroups[k])
 	}
+	sort.Ints(ro.surgeReplicas)
 	return ro, nil
+}
+
+// replicasUnit is the PodCliqueSet replicas as one update unit (ReplicaRecreate): a replica is
+// at the target when every pod runs its clique's newest template, available when each of its
+// gangs has minAvailable Ready pods; the budgets are the PCS-level ones (default 1/0).
+func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed) update.Unit {
+	u := update.Unit{Name: "replicas", Desired: int(pcs.Spec.Replicas), Target: revision(pcs),
+		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+	if ru := pcs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if ru.MaxSurge != nil {
+			u.MaxSurge = *ru.MaxSurge
+		}
+		if ru.MaxUnavailable != nil {
+			u.MaxUnavailable = *ru.MaxUnavailable
+		}
+	}
+	hashes := map[string]string{}
+	for i := range pcs.Spec.Template.Cliques {
+		hashes[pcs.Spec.Template.Cliques[i].Name] = workload.TemplateHash(&pcs.Spec.Template.Cliques[i])
+	}
+	members := map[int]*update.Member{}
+	member := func(r int) *update.Member {
+		if members[r] == nil {
+			members[r] = &update.Member{Index: r, Revision: u.Target, Available: true}
+		}
+		return members[r]
+	}
+	for _, g := range obs.gangs {
+		r := index.Parse(g.Labels[grovev1.LabelPodCliqueSetReplicaIndex])
+		if r < 0 {
+			continue
+		}
+		m := member(r)
+		if !workload.GangAvailable(g, obs.pods) {
+			m.Available = false
+		}
+	}
+	for _, p := range obs.pods {
+		r := index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex])
+		if r < 0 {
+			continue
+		}
+		m := member(r)
+		if p.Labels[grovev1.LabelPodTemplateHash] != hashes[p.Labels[workload.LabelCliqueTemplate]] {
+			m.Revision = "old"
+		}
+		if p.DeletionTimestamp != nil {
+			m.Terminating = true
+		}
+	}
+	for _, m := range members {
+		u.Members = append(u.Members, *m)
+	}
+	sort.Slice(u.Members, func(a, b int) bool { return u.Members[a].Index < u.Members[b].Index })
+	return u
 }
 
 // groupUnit is a scaling group of one PodCliqueSet replica as an update unit: its members are

@@ -25,6 +25,9 @@ type Observed struct {
 	// SurgeGroupReplicas are, per scaling group, the replica indices at or above its replicas
 	// that exist or that the update planner creates: each gets its cliques, pods and scaled gang.
 	SurgeGroupReplicas map[string][]int
+	// SurgeReplicas are the PodCliqueSet replica indices at or above spec.replicas that exist
+	// or that the planner creates (ReplicaRecreate with maxSurge).
+	SurgeReplicas []int
 }
 
 // World is every object a PodCliqueSet should have. Pods carry no owner reference: it names
@@ -70,7 +73,16 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 		cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
 	}
 	owner := *metav1.NewControllerRef(pcs, grovev1.SchemeGroupVersion.WithKind("PodCliqueSet"))
+	replicas := make([]int, 0, int(pcs.Spec.Replicas)+len(obs.SurgeReplicas))
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		replicas = append(replicas, r)
+	}
+	for _, r := range obs.SurgeReplicas {
+		if r >= int(pcs.Spec.Replicas) {
+			replicas = append(replicas, r)
+		}
+	}
+	for _, r := range replicas {
 		b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w}
 		b.service()
 		base := b.gang(BasePodGangName(pcs.Name, r), "")

@@ -205,8 +205,8 @@ func readyPod(p corev1.Pod) bool {
 }
 
 // groupSet is a PodCliqueSet of one scaling group "sg" of replicas x (1 leader + 2 workers),
-// every pod a whole 8-GPU node, all replicas in the base gang (minAvailable = replicas).
-func groupSet(ns, name string, replicas, surge, unavailable int32) *grovev1.PodCliqueSet {
+// every pod a whole 8-GPU node; group replicas below minAvailable are in the base gang.
+func groupSet(ns, name string, replicas, minAvailable, surge, unavailable int32) *grovev1.PodCliqueSet {
 	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
 		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
 			SchedulerName:                 scheduler.SchedulerName,
@@ -223,7 +223,7 @@ func groupSet(ns, name string, replicas, surge, unavailable int32) *grovev1.PodC
 			Template: grovev1.PodCliqueSetTemplateSpec{
 				Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
 				PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
-					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(replicas),
+					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
 					UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
 				}},
 			},
@@ -255,14 +255,21 @@ func availableGroupReplicas(pods map[string]corev1.Pod) (available, alive int) {
 // scaled gang gated on the base, which is being updated; Phalanx places it because the base
 // stays established. Full capacity (3 available group replicas) for the whole update, never
 // more than 4, and it completes with replicas 0..2 on the new image.
+// The same with minAvailable=2: replica 2 is a scaled gang of its own.
 func TestRollingUpdateScalingGroupSurge(t *testing.T) {
+	for _, minAvailable := range []int32{3, 2} {
+		t.Run(fmt.Sprintf("minAvailable %d", minAvailable), func(t *testing.T) { scalingGroupSurge(t, minAvailable) })
+	}
+}
+
+func scalingGroupSurge(t *testing.T, minAvailable int32) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("pcsg", 12))
+	env.AddNodes(t, gpuNodes(fmt.Sprintf("pcsg%d", minAvailable), 12))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, groupSet(ns, "g", 3, 1, 0), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, groupSet(ns, "g", 3, minAvailable, 1, 0), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitAvailable(t, env, ns, "g", 1, 9)
@@ -280,7 +287,7 @@ func TestRollingUpdateScalingGroupSurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	minAvailable, maxAlive, sawSurge := 3, 0, false
+	lowest, maxAlive, sawSurge := 3, 0, false
 	var timeline []string
 	done := make(chan struct{})
 	go func() {
@@ -297,7 +304,7 @@ func TestRollingUpdateScalingGroupSurge(t *testing.T) {
 			}
 			avail, alive := availableGroupReplicas(pods)
 			mu.Lock()
-			minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
+			lowest, maxAlive = min(lowest, avail), max(maxAlive, alive)
 			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "3"
 			if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
 				timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
@@ -341,13 +348,147 @@ func TestRollingUpdateScalingGroupSurge(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("available/alive group replicas over the update: %v", timeline)
-	if minAvailable < 3 {
-		t.Errorf("available group replicas fell to %d; maxUnavailable 0 keeps 3", minAvailable)
+	if lowest < 3 {
+		t.Errorf("available group replicas fell to %d; maxUnavailable 0 keeps 3", lowest)
 	}
 	if maxAlive > 4 {
 		t.Errorf("%d group replicas existed at once; 3 + maxSurge 1 allows 4", maxAlive)
 	}
 	if !sawSurge {
 		t.Errorf("no surge group replica (index 3) was created")
+	}
+}
+
+// availableReplicas counts the PodCliqueSet replicas whose 3 worker pods are all Ready.
+func availableReplicas(pods map[string]corev1.Pod) (available, alive int) {
+	ready, exists := map[string]int{}, map[string]bool{}
+	for _, p := range pods {
+		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		exists[r] = true
+		if readyPod(p) {
+			ready[r]++
+		}
+	}
+	for r := range exists {
+		if ready[r] == 3 {
+			available++
+		}
+	}
+	return available, len(exists)
+}
+
+// The design's ReplicaRecreate examples with replicas=2: maxSurge=1 (a whole surge replica,
+// index 2 with new gangs, first; replicas 0 and 1 recreated one at a time; the surge replica
+// removed last; 2 available throughout), maxUnavailable=2 (both at once) and maxUnavailable=1
+// (one at a time, never fewer than 1 available).
+func TestReplicaRecreate(t *testing.T) {
+	for _, tc := range []struct {
+		name                      string
+		surge, unavailable        int32
+		wantMinAvail, wantMaxLive int
+	}{
+		{"maxSurge 1", 1, 0, 2, 3},
+		{"maxUnavailable 2", 0, 2, 0, 2},
+		{"maxUnavailable 1", 0, 1, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replicaRecreate(t, tc.surge, tc.unavailable, tc.wantMinAvail, tc.wantMaxLive)
+		})
+	}
+}
+
+func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantMaxLive int) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, gpuNodes(fmt.Sprintf("rr%d%d", surge, unavailable), 9))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := workers(ns, "rr", 0, 0, 600)
+	pcs.Spec.Replicas = 2
+	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
+	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
+	pcs.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, env, ns, "rr", 2, 6)
+	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector("rr")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]corev1.Pod{}
+	for _, p := range initial.Items {
+		pods[p.Name] = p
+	}
+	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector("rr"), ResourceVersion: initial.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	minAvailable, maxAlive, sawSurge := 2, 0, false
+	var timeline []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods, p.Name)
+			} else {
+				pods[p.Name] = *p
+			}
+			avail, alive := availableReplicas(pods)
+			mu.Lock()
+			minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
+			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == "2"
+			if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
+				timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
+			}
+			mu.Unlock()
+		}
+	}()
+	setImage(t, env, ns, "rr", "registry.example.com/llm/worker:v2")
+	framework.Eventually(t, wait, "ReplicaRecreate update complete", func(ctx context.Context) (bool, error) {
+		cur, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "rr", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionProgressing)
+		live, err := listPods(ctx, env, ns, "rr")
+		if err != nil {
+			return false, err
+		}
+		v2 := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && readyPod(p) {
+				v2++
+			}
+		}
+		if c == nil || c.Reason != "UpdateComplete" || len(live) != 6 || v2 != 6 || cur.Status.AvailableReplicas != 2 {
+			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on v2, available %d", c, len(live), v2, cur.Status.AvailableReplicas)
+		}
+		return true, nil
+	})
+	w.Stop()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("available/alive replicas over the update: %v", timeline)
+	if minAvailable != wantMinAvail {
+		t.Errorf("available replicas went down to %d, want %d (2 - maxUnavailable %d)", minAvailable, wantMinAvail, unavailable)
+	}
+	if maxAlive > wantMaxLive {
+		t.Errorf("%d replicas existed at once; 2 + maxSurge %d allows %d", maxAlive, surge, wantMaxLive)
+	}
+	if sawSurge != (surge > 0) {
+		t.Errorf("surge replica (index 2) seen: %v, with maxSurge %d", sawSurge, surge)
+	}
+	gangs, _ := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
+	if len(gangs.Items) != 2 {
+		t.Errorf("%d PodGangs at the end, want the 2 of replicas 0 and 1", len(gangs.Items))
 	}
 }
