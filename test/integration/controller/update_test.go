@@ -72,45 +72,19 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 	// Watch the update from the side, every pod event: the most pods alive and the fewest Ready.
 	var mu sync.Mutex
 	maxAlive, minReady, sawSurge := 0, 3, false
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	initial, err := env.Kube.CoreV1().Pods(ns).List(watchCtx, metav1.ListOptions{LabelSelector: selector("w")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := map[string]corev1.Pod{}
-	for _, p := range initial.Items {
-		pods[p.Name] = p
-	}
-	w, err := env.Kube.CoreV1().Pods(ns).Watch(watchCtx, metav1.ListOptions{LabelSelector: selector("w"), ResourceVersion: initial.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
+	stopWatch := watchPods(t, env, ns, "w", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+		ready := 0
+		for _, q := range pods {
+			if readyPod(q) {
+				ready++
 			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = *p
-			}
-			ready := 0
-			for _, q := range pods {
-				if readyPod(q) {
-					ready++
-				}
-			}
-			mu.Lock()
-			maxAlive = max(maxAlive, len(pods))
-			minReady = min(minReady, ready)
-			sawSurge = sawSurge || p.Labels[grovev1.LabelSurge] == "true"
-			mu.Unlock()
 		}
-	}()
+		mu.Lock()
+		maxAlive = max(maxAlive, len(pods))
+		minReady = min(minReady, ready)
+		sawSurge = sawSurge || p.Labels[grovev1.LabelSurge] == "true"
+		mu.Unlock()
+	})
 	setImage(t, env, ns, "w", "registry.example.com/llm/worker:v2")
 	framework.Eventually(t, wait, "update complete", func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
@@ -134,8 +108,6 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 		return true, nil
 	})
 	stopWatch()
-	w.Stop()
-	<-done
 	mu.Lock()
 	defer mu.Unlock()
 	if maxAlive > 4 {
@@ -274,44 +246,19 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 	}
 	waitAvailable(t, env, ns, "g", 1, 9)
 
-	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector("g")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := map[string]corev1.Pod{}
-	for _, p := range initial.Items {
-		pods[p.Name] = p
-	}
-	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector("g"), ResourceVersion: initial.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	lowest, maxAlive, sawSurge := 3, 0, false
 	var timeline []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = *p
-			}
-			avail, alive := availableGroupReplicas(pods)
-			mu.Lock()
-			lowest, maxAlive = min(lowest, avail), max(maxAlive, alive)
-			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "3"
-			if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
-				timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
-			}
-			mu.Unlock()
+	stopWatch := watchPods(t, env, ns, "g", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+		avail, alive := availableGroupReplicas(pods)
+		mu.Lock()
+		lowest, maxAlive = min(lowest, avail), max(maxAlive, alive)
+		sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "3"
+		if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
+			timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
 		}
-	}()
+		mu.Unlock()
+	})
 	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -343,8 +290,7 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 		}
 		return true, nil
 	})
-	w.Stop()
-	<-done
+	stopWatch()
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("available/alive group replicas over the update: %v", timeline)
@@ -413,44 +359,19 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 		t.Fatal(err)
 	}
 	waitAvailable(t, env, ns, "rr", 2, 6)
-	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector("rr")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := map[string]corev1.Pod{}
-	for _, p := range initial.Items {
-		pods[p.Name] = p
-	}
-	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector("rr"), ResourceVersion: initial.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	minAvailable, maxAlive, sawSurge := 2, 0, false
 	var timeline []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = *p
-			}
-			avail, alive := availableReplicas(pods)
-			mu.Lock()
-			minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
-			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == "2"
-			if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
-				timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
-			}
-			mu.Unlock()
+	stopWatch := watchPods(t, env, ns, "rr", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+		avail, alive := availableReplicas(pods)
+		mu.Lock()
+		minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
+		sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == "2"
+		if n := len(timeline); n == 0 || timeline[n-1] != fmt.Sprintf("%d/%d", avail, alive) {
+			timeline = append(timeline, fmt.Sprintf("%d/%d", avail, alive))
 		}
-	}()
+		mu.Unlock()
+	})
 	setImage(t, env, ns, "rr", "registry.example.com/llm/worker:v2")
 	framework.Eventually(t, wait, "ReplicaRecreate update complete", func(ctx context.Context) (bool, error) {
 		cur, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "rr", metav1.GetOptions{})
@@ -473,8 +394,7 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 		}
 		return true, nil
 	})
-	w.Stop()
-	<-done
+	stopWatch()
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("available/alive replicas over the update: %v", timeline)
@@ -490,5 +410,48 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	gangs, _ := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
 	if len(gangs.Items) != 2 {
 		t.Errorf("%d PodGangs at the end, want the 2 of replicas 0 and 1", len(gangs.Items))
+	}
+}
+
+// watchPods lists the PodCliqueSet's pods, then calls observe on every pod event with the
+// current set of pods (name -> pod) and the pod that changed, until the returned stop is
+// called. observe runs on one goroutine; stop waits for it.
+func watchPods(t *testing.T, env *framework.Env, ns, pcs string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector(pcs)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	pods := map[string]corev1.Pod{}
+	for _, p := range initial.Items {
+		pods[p.Name] = p
+	}
+	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector(pcs), ResourceVersion: initial.ResourceVersion})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods, p.Name)
+			} else {
+				pods[p.Name] = *p
+			}
+			observe(pods, p)
+		}
+	}()
+	return func() {
+		cancel()
+		w.Stop()
+		<-done
 	}
 }
