@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -242,12 +243,8 @@ func TestPCSGSurgeWhileBaseBelowQuorum(t *testing.T) {
 	// Release the recreated replica: it is placed as a sub-gang of the established base.
 	for i := 0; i < 2; i++ {
 		name := base.PodName("sg-0", i)
-		p, err := env.Kube.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Spec.SchedulingGates = nil
-		if _, err := env.Kube.CoreV1().Pods(ns).Update(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+		patch := []byte(`{"spec":{"schedulingGates":null}}`)
+		if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

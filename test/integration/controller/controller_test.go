@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
@@ -228,6 +229,24 @@ func TestDisaggregatedExample(t *testing.T) {
 	})
 }
 
+// updatePCS changes a PodCliqueSet's spec, retrying on conflicts with the controller's status
+// writes.
+func updatePCS(t *testing.T, env *framework.Env, ns, name string, change func(*grovev1.PodCliqueSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(pcs)
+		_, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(context.Background(), pcs, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("updating PodCliqueSet %s: %v", name, err)
+	}
+}
+
 func indicesOf(pods []corev1.Pod, clique string) []int {
 	var out []int
 	for _, p := range pods {
@@ -275,22 +294,9 @@ func TestScaling(t *testing.T) {
 	setScale(2)
 	waitAvailable(t, env, ns, pcsName, 2, 30)
 
-	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcsName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcs.Spec.Replicas = 3
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(ctx, pcs, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updatePCS(t, env, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 3 })
 	waitAvailable(t, env, ns, pcsName, 3, 45)
-	if pcs, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcsName, metav1.GetOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pcs.Spec.Replicas = 2
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(ctx, pcs, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updatePCS(t, env, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 2 })
 	waitAvailable(t, env, ns, pcsName, 2, 30)
 	pods, _ = listPods(ctx, env, ns, pcsName)
 	for _, p := range pods {
@@ -425,12 +431,8 @@ func TestDuplicateIndexReported(t *testing.T) {
 	waitAvailable(t, env, ns, pcsName, 2, 30)
 	clique := workload.PodCliqueName(pcsName, 0, "frontend")
 	victim := workload.PodName(clique, 1)
-	p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, victim, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Labels[grovev1.LabelPodCliquePodIndex] = "0"
-	if _, err := env.Kube.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+	patch := []byte(`{"metadata":{"labels":{"` + grovev1.LabelPodCliquePodIndex + `":"0"}}}`)
+	if _, err := env.Kube.CoreV1().Pods(ns).Patch(ctx, victim, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, wait, "condition IndexConflict=True naming the clique", func(ctx context.Context) (bool, error) {

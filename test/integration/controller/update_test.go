@@ -43,14 +43,11 @@ func workers(ns, name string, surge, unavailable int32, deadline int32) *grovev1
 
 func setImage(t *testing.T, env *framework.Env, ns, name, image string) {
 	t.Helper()
-	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcs.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = image
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(context.Background(), pcs, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updatePCS(t, env, ns, name, func(pcs *grovev1.PodCliqueSet) {
+		for i := range pcs.Spec.Template.Cliques {
+			pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = image
+		}
+	})
 }
 
 // The design's PodClique example end to end: replicas=3, maxSurge=1, maxUnavailable=0 on
@@ -259,16 +256,7 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 		}
 		mu.Unlock()
 	})
-	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range pcs.Spec.Template.Cliques {
-		pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
-	}
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(ctx, pcs, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
 	framework.Eventually(t, wait, "scaling-group update complete", func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
@@ -136,12 +137,8 @@ func TestDeploymentRollingUpdateWithGang(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRolledOut(t, env, ns, "serve", 1)
-	got, err := env.Kube.AppsV1().Deployments(ns).Get(context.Background(), "serve", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got.Spec.Template.Spec.Containers[0].Image = "registry.example.com/train:v2"
-	if _, err := env.Kube.AppsV1().Deployments(ns).Update(context.Background(), got, metav1.UpdateOptions{}); err != nil {
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"registry.example.com/train:v2"}]}}}}`)
+	if _, err := env.Kube.AppsV1().Deployments(ns).Patch(context.Background(), "serve", types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitRolledOut(t, env, ns, "serve", 2)
