@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,15 +30,16 @@ import (
 func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the local control plane")
 	sample := flag.String("sample", filepath.Join("manifests", "samples", "disaggregated.yaml"), "PodCliqueSet to apply")
-	timeout := flag.Duration("timeout", 3*time.Minute, "how long to wait for the PodCliqueSet to become available")
+	timeout := flag.Duration("timeout", 3*time.Minute, "how long to wait for each phase")
+	image := flag.String("update-image-tag", "v2", "after bring-up, roll every clique to this image tag (empty: no update)")
 	flag.Parse()
-	if err := run(*kubeconfig, *sample, *timeout); err != nil {
+	if err := run(*kubeconfig, *sample, *timeout, *image); err != nil {
 		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, sample string, timeout time.Duration) error {
+func run(kubeconfig, sample string, timeout time.Duration, tag string) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -122,7 +125,10 @@ func run(kubeconfig, sample string, timeout time.Duration) error {
 		if cur.Status.AvailableReplicas >= cur.Spec.Replicas && len(pods.Items) > 0 && running == len(pods.Items) {
 			fmt.Printf("\nsummary: %s available in %.1fs: %d PodGangs, %d pods on %d fake GPU nodes\n",
 				cur.Name, time.Since(start).Seconds(), len(gangs.Items), len(pods.Items), len(nodes))
-			return nil
+			if tag == "" {
+				return nil
+			}
+			return rollout(ctx, kube, client, cur, tag)
 		}
 		select {
 		case <-ctx.Done():
@@ -130,4 +136,125 @@ func run(kubeconfig, sample string, timeout time.Duration) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// rollout sets every clique's image tag and prints the update as it happens: surge members,
+// replacements, available replicas, until the PodCliqueSet reports UpdateComplete.
+func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.Interface, pcs *grovev1.PodCliqueSet, tag string) error {
+	upd := pcs.DeepCopy()
+	for i := range upd.Spec.Template.Cliques {
+		c := &upd.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0]
+		if at := strings.LastIndex(c.Image, ":"); at > 0 {
+			c.Image = c.Image[:at+1] + tag
+		}
+	}
+	if _, err := client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating the image: %w", err)
+	}
+	fmt.Printf("\nrolling %s to image tag %s (scaling groups: maxSurge 1, maxUnavailable 0; frontend: maxUnavailable 1)\n", pcs.Name, tag)
+	start := time.Now()
+	desiredPods := podsOf(pcs)
+	minAvail, minReady, maxPods, surgeSeen := pcs.Spec.Replicas, desiredPods, 0, 0
+	last := ""
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cur, err := client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Get(ctx, pcs.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pods, err := kube.CoreV1().Pods(pcs.Namespace).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelPodCliqueSet + "=" + pcs.Name})
+		if err != nil {
+			return err
+		}
+		newPods, surge, terminating, ready := 0, 0, 0, 0
+		for _, p := range pods.Items {
+			if podReady(p) {
+				ready++
+			}
+			if strings.HasSuffix(p.Spec.Containers[0].Image, ":"+tag) {
+				newPods++
+			}
+			if p.DeletionTimestamp != nil {
+				terminating++
+			}
+			if p.Labels[grovev1.LabelSurge] == "true" || isSurgeGroupReplica(p, cur) {
+				surge++
+			}
+		}
+		minAvail = min(minAvail, cur.Status.AvailableReplicas)
+		minReady = min(minReady, ready)
+		maxPods = max(maxPods, len(pods.Items))
+		surgeSeen = max(surgeSeen, surge)
+		reason := "waiting for the controller"
+		if c := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionProgressing); c != nil &&
+			cur.Status.ObservedGeneration != nil && *cur.Status.ObservedGeneration == cur.Generation {
+			reason = c.Reason
+		}
+		line := fmt.Sprintf("replicas available %d/%d, pods %d (%d Ready, %d on %s, %d surge, %d terminating), %s",
+			cur.Status.AvailableReplicas, cur.Spec.Replicas, len(pods.Items), ready, newPods, tag, surge, terminating, reason)
+		if line != last {
+			fmt.Printf("%6.2fs  %s\n", time.Since(start).Seconds(), line)
+			last = line
+		}
+		if reason == "UpdateComplete" && newPods == len(pods.Items) && cur.Status.AvailableReplicas == cur.Spec.Replicas {
+			fmt.Printf("\nsummary: update to %s done in %.1fs; Ready pods never below %d of %d (capacity); at most %d pods, %d of them surge;\n"+
+				"         replicas with every gang at its minimum: never below %d of %d (a scaling-group replica in the base gang is\n"+
+				"         replaced after its surge replica is up, but its podgroups are below minimum meanwhile)\n",
+				tag, time.Since(start).Seconds(), minReady, desiredPods, maxPods, surgeSeen, minAvail, cur.Spec.Replicas)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("update not complete: %s", line)
+		case <-tick.C:
+		}
+	}
+}
+
+// podsOf is the number of pods a PodCliqueSet has at rest.
+func podsOf(pcs *grovev1.PodCliqueSet) int {
+	perClique := map[string]int{}
+	for _, c := range pcs.Spec.Template.Cliques {
+		perClique[c.Name] = int(c.Spec.Replicas)
+	}
+	n := 0
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		replicas := 1
+		if g.Replicas != nil {
+			replicas = int(*g.Replicas)
+		}
+		for _, c := range g.CliqueNames {
+			n += replicas * perClique[c]
+			delete(perClique, c)
+		}
+	}
+	for _, r := range perClique {
+		n += r
+	}
+	return n * int(pcs.Spec.Replicas)
+}
+
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil
+		}
+	}
+	return false
+}
+
+// isSurgeGroupReplica reports whether the pod belongs to a scaling-group replica at or above
+// the group's replicas.
+func isSurgeGroupReplica(p corev1.Pod, pcs *grovev1.PodCliqueSet) bool {
+	idx, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex])
+	if err != nil {
+		return false
+	}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		if strings.HasSuffix(p.Labels[grovev1.LabelPodCliqueScalingGroup], "-"+g.Name) && g.Replicas != nil && idx >= int(*g.Replicas) {
+			return true
+		}
+	}
+	return false
 }
