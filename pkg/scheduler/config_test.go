@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
@@ -53,5 +54,41 @@ func TestDefaultConfigLoads(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("PodGang not enabled at every extension point (multiPoint): %+v", prof.Plugins.MultiPoint.Enabled)
+	}
+}
+
+// The configuration shipped in manifests/deploy/config.yaml loads with kube-scheduler's own
+// loader, with both Phalanx plugins' args decoded.
+func TestDeployedConfigLoads(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", "deploy", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cm.Data["config.yaml"]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
+	if err != nil {
+		t.Fatalf("the deployed configuration does not load: %v", err)
+	}
+	if !cfg.LeaderElection.LeaderElect || cfg.Profiles[0].SchedulerName != SchedulerName {
+		t.Errorf("leader election %v, profile %q", cfg.LeaderElection.LeaderElect, cfg.Profiles[0].SchedulerName)
+	}
+	found := 0
+	for _, pc := range cfg.Profiles[0].PluginConfig {
+		switch pc.Args.(type) {
+		case *config.PodGangArgs, *config.PodGroupArgs:
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d Phalanx plugin args decoded, want 2", found)
 	}
 }
