@@ -141,7 +141,7 @@ func TestDisaggregatedExample(t *testing.T) {
 	}
 	for r := 0; r < 2; r++ {
 		p := fmt.Sprintf("%s-%d", pcsName, r)
-		wantBase := map[string]int32{p + "-frontend": 3,
+		wantBase := map[string]int32{p + "-frontend": 2, // the sample's frontend minAvailable
 			p + "-prefill-0-prefill-leader": 1, p + "-prefill-0-prefill-worker": 2,
 			p + "-decode-0-decode-leader": 1, p + "-decode-0-decode-worker": 2}
 		if fmt.Sprint(got[p]) != fmt.Sprint(wantBase) {
