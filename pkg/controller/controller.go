@@ -467,27 +467,7 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 		a.countDelete("Pod")
 	}
-	wanted := func(names []string) map[string]bool {
-		m := map[string]bool{}
-		for _, n := range names {
-			m[n] = true
-		}
-		return m
-	}
-	var gangNames, cliqueNames, groupNames, svcNames []string
-	for _, x := range want.PodGangs {
-		gangNames = append(gangNames, x.Name)
-	}
-	for _, x := range want.Cliques {
-		cliqueNames = append(cliqueNames, x.Name)
-	}
-	for _, x := range want.ScalingGroups {
-		groupNames = append(groupNames, x.Name)
-	}
-	for _, x := range want.Services {
-		svcNames = append(svcNames, x.Name)
-	}
-	wg, wc, wsg, ws := wanted(gangNames), wanted(cliqueNames), wanted(groupNames), wanted(svcNames)
+	wg, wc, wsg, ws := nameSet(want.PodGangs), nameSet(want.Cliques), nameSet(want.ScalingGroups), nameSet(want.Services)
 	var errs []error
 	for name, x := range obs.gangs {
 		if !wg[name] {
@@ -518,6 +498,15 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// nameSet is the set of the objects' names.
+func nameSet[T metav1.Object](objs []T) map[string]bool {
+	m := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		m[o.GetName()] = true
+	}
+	return m
 }
 
 func (a *applier) deleteObject(kind, name string, uid types.UID, del func(metav1.DeleteOptions) error) error {
@@ -560,10 +549,7 @@ func sortedKeys(m map[string]int) []string {
 // writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
 func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
 	now := metav1.NewTime(c.now())
-	hashes := map[string]string{}
-	for i := range pcs.Spec.Template.Cliques {
-		hashes[pcs.Spec.Template.Cliques[i].Name] = workload.TemplateHash(&pcs.Spec.Template.Cliques[i])
-	}
+	hashes := ro.hashes
 	podsByClique := map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
 		podsByClique[p.Labels[grovev1.LabelPodClique]] = append(podsByClique[p.Labels[grovev1.LabelPodClique]], p)

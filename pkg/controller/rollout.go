@@ -33,6 +33,8 @@ type rollout struct {
 	// surgeReplicas and deleteReplicas are the PodCliqueSet replicas (ReplicaRecreate) to keep
 	// above spec.replicas, and to delete (pods and gangs) for recreation or at the end.
 	surgeReplicas, deleteReplicas []int
+	// hashes are the template hashes of the cliques, computed once per pass.
+	hashes map[string]string
 }
 
 // planRollout runs the update planner over every PodCliqueSet replica (RollingUpdate: one
@@ -40,6 +42,7 @@ type rollout struct {
 // each by its own budget. A group replica is replaced by deleting its pods; its missing pods
 // are then created from the newest template.
 func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
+	hashes := workload.TemplateHashes(pcs)
 	inGroup := map[string]bool{}
 	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 		for _, c := range g.CliqueNames {
@@ -72,7 +75,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 				continue
 			}
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
-			u := update.Unit{Name: name, Desired: int(c.Spec.Replicas), Target: workload.TemplateHash(c),
+			u := update.Unit{Name: name, Desired: int(c.Spec.Replicas), Target: hashes[c.Name],
 				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 			if s := c.UpdateStrategy; s != nil {
 				if s.MaxSurge != nil {
@@ -93,14 +96,14 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 			rep.Units = append(rep.Units, u)
 		}
 		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			rep.Units = append(rep.Units, groupUnit(pcs, r, &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique))
+			rep.Units = append(rep.Units, groupUnit(pcs, r, &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, hashes))
 		}
 		replicas = append(replicas, rep)
 	}
 	recreate := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.ReplicaRecreateStrategyType
 	var replicaUnit update.Unit
 	if recreate {
-		replicaUnit = replicasUnit(pcs, obs)
+		replicaUnit = replicasUnit(pcs, obs, hashes)
 		// Component strategies are bypassed: inside a replica only missing members are
 		// created (from the newest template) and excess ones removed.
 		for ri := range replicas {
@@ -134,7 +137,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 		}
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
-		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}}
+		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes}
 	for _, rep := range replicas {
 		for _, u := range rep.Units {
 			for _, m := range u.Members {
@@ -200,8 +203,8 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 // replicasUnit is the PodCliqueSet replicas as one update unit (ReplicaRecreate): a replica is
 // at the target when every pod runs its clique's newest template, available when each of its
 // gangs has minAvailable Ready pods; the budgets are the PCS-level ones (default 1/0).
-func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed) update.Unit {
-	u := update.Unit{Name: "replicas", Desired: int(pcs.Spec.Replicas), Target: revision(pcs),
+func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string) update.Unit {
+	u := update.Unit{Name: "replicas", Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes),
 		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 	if ru := pcs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {
@@ -210,10 +213,6 @@ func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed) update.Unit {
 		if ru.MaxUnavailable != nil {
 			u.MaxUnavailable = *ru.MaxUnavailable
 		}
-	}
-	hashes := map[string]string{}
-	for i := range pcs.Spec.Template.Cliques {
-		hashes[pcs.Spec.Template.Cliques[i].Name] = workload.TemplateHash(&pcs.Spec.Template.Cliques[i])
 	}
 	members := map[int]*update.Member{}
 	member := func(r int) *update.Member {
@@ -255,7 +254,7 @@ func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed) update.Unit {
 // groupUnit is a scaling group of one PodCliqueSet replica as an update unit: its members are
 // the group replicas that have pods; a replica is at the target when every pod runs its clique's
 // newest template, available when each of its cliques has minAvailable Ready pods.
-func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGroupConfig, obs *observed, byClique map[string][]*corev1.Pod) update.Unit {
+func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGroupConfig, obs *observed, byClique map[string][]*corev1.Pod, hashes map[string]string) update.Unit {
 	sgName := workload.ScalingGroupName(pcs.Name, r, cfg.Name)
 	templates := map[string]*grovev1.PodCliqueTemplateSpec{}
 	for i := range pcs.Spec.Template.Cliques {
@@ -264,7 +263,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 	target := ""
 	for _, cn := range cfg.CliqueNames {
 		if c := templates[cn]; c != nil {
-			target += workload.TemplateHash(c) + "/"
+			target += hashes[cn] + "/"
 		}
 	}
 	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
@@ -293,7 +292,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 			if c == nil {
 				continue
 			}
-			hash := workload.TemplateHash(c)
+			hash := hashes[cn]
 			var ready int32
 			pods := byClique[workload.GroupCliqueName(pcs.Name, r, cfg.Name, j, cn)]
 			for _, p := range pods {
@@ -318,10 +317,10 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 }
 
 // revision names the whole template: it changes when any clique's template does.
-func revision(pcs *grovev1.PodCliqueSet) string {
+func revision(pcs *grovev1.PodCliqueSet, hashes map[string]string) string {
 	h := fnv.New64a()
 	for i := range pcs.Spec.Template.Cliques {
-		_, _ = h.Write([]byte(workload.TemplateHash(&pcs.Spec.Template.Cliques[i]) + "/"))
+		_, _ = h.Write([]byte(hashes[pcs.Spec.Template.Cliques[i].Name] + "/"))
 	}
 	return strconv.FormatUint(h.Sum64()%(1<<40), 36)
 }
@@ -330,7 +329,7 @@ func revision(pcs *grovev1.PodCliqueSet) string {
 // a step, which replicas it works on, and the Progressing condition (False with reason
 // ProgressDeadlineExceeded when it made no step for progressDeadlineSeconds; it keeps trying).
 func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *rollout, now metav1.Time) {
-	rev := revision(pcs)
+	rev := revision(pcs, ro.hashes)
 	if st.CurrentRevision != rev || st.UpdateProgress == nil {
 		first := st.CurrentRevision == "" // the first revision is a creation, not an update
 		st.CurrentRevision = rev

@@ -9,13 +9,13 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // ControllerTask runs the PodCliqueSet controller with the scheduler's credentials.
 // configure, when not nil, may set test hooks on the controller before it starts.
 func ControllerTask(cc *schedulerserverconfig.CompletedConfig, workers int, configure func(*controller.Controller)) (LeaderTask, error) {
-	client, err := versioned.NewForConfig(podgang.JSONConfig(cc.KubeConfig))
+	client, err := versioned.NewForConfig(gangplugin.JSONConfig(cc.KubeConfig))
 	if err != nil {
 		return nil, fmt.Errorf("creating the Phalanx client: %w", err)
 	}

@@ -73,3 +73,12 @@ func TemplateHash(t *grovev1.PodCliqueTemplateSpec) string {
 	_, _ = h.Write(raw)
 	return strconv.FormatUint(h.Sum64()%(1<<40), 36)
 }
+
+// TemplateHashes is TemplateHash of every clique of the PodCliqueSet, by clique name.
+func TemplateHashes(pcs *grovev1.PodCliqueSet) map[string]string {
+	out := make(map[string]string, len(pcs.Spec.Template.Cliques))
+	for i := range pcs.Spec.Template.Cliques {
+		out[pcs.Spec.Template.Cliques[i].Name] = TemplateHash(&pcs.Spec.Template.Cliques[i])
+	}
+	return out
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -436,6 +437,14 @@ func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	s := gang.NewStore(m, time.Now)
 	stores[h] = s
 	return s, nil
+}
+
+// JSONConfig copies a client config for custom resources: the scheduler's own config asks
+// for protobuf, which custom resources do not speak.
+func JSONConfig(c *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(c)
+	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	return cfg
 }
 
 // InformerFactory is the part of a generated informer factory that Start needs.

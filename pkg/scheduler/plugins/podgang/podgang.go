@@ -11,7 +11,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -57,7 +56,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	client, err := versioned.NewForConfig(JSONConfig(h.KubeConfig()))
+	client, err := versioned.NewForConfig(gangplugin.JSONConfig(h.KubeConfig()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating the PodGang client: %w", Name, err)
 	}
@@ -74,14 +73,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey)
 	return p, nil
-}
-
-// JSONConfig copies a client config for custom resources: the scheduler's own config asks
-// for protobuf, which custom resources do not speak.
-func JSONConfig(c *rest.Config) *rest.Config {
-	cfg := rest.CopyConfig(c)
-	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
-	return cfg
 }
 
 func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {

@@ -23,7 +23,6 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 )
 
 // Name is the plugin name in scheduler profiles.
@@ -67,7 +66,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	client, err := versioned.NewForConfig(podgang.JSONConfig(h.KubeConfig()))
+	client, err := versioned.NewForConfig(gangplugin.JSONConfig(h.KubeConfig()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating the PodGroup client: %w", Name, err)
 	}
