@@ -1,0 +1,113 @@
+// Package admission holds what stands between a user's PodCliqueSet and the controller: the
+// defaulting and validation rules (served as webhooks over TLS by phalanx-scheduler), and the
+// gang-aware surge admission check that the controller asks before it creates a surge member.
+//
+// The rules are pure functions of the object (and of the old object on update), so that every
+// one of them is table-tested without an API server; the webhook server only decodes, calls
+// them and encodes the answer.
+package admission
+
+import (
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+)
+
+// Default fills the unset fields of a PodCliqueSet with their documented defaults:
+//
+//   - updateStrategy.type RollingUpdate, progressDeadlineSeconds 600;
+//   - under RollingUpdate, every standalone clique and every scaling group gets an
+//     updateStrategy with maxUnavailable 1 and maxSurge 0 where unset;
+//   - under ReplicaRecreate, the PodCliqueSet-level rollingUpdate gets maxUnavailable 1 and
+//     maxSurge 0 where unset, and component strategies equal to that default are removed
+//     (they were defaulted while the type was RollingUpdate; anything else is left for
+//     validation to reject, so that no user setting is dropped silently);
+//   - clique minAvailable = replicas; scaling group replicas and minAvailable 1.
+//
+// It never changes a field the user set, except for removing defaulted component strategies
+// as said above. It is idempotent.
+func Default(pcs *grovev1.PodCliqueSet) {
+	spec := &pcs.Spec
+	if spec.UpdateStrategy == nil {
+		spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{}
+	}
+	us := spec.UpdateStrategy
+	if us.Type == "" {
+		us.Type = grovev1.RollingUpdateStrategyType
+	}
+	if us.ProgressDeadlineSeconds == nil {
+		us.ProgressDeadlineSeconds = ptr.To(grovev1.DefaultProgressDeadlineSeconds)
+	}
+	inGroup := map[string]bool{}
+	for i := range spec.Template.PodCliqueScalingGroupConfigs {
+		g := &spec.Template.PodCliqueScalingGroupConfigs[i]
+		if g.Replicas == nil {
+			g.Replicas = ptr.To[int32](1)
+		}
+		if g.MinAvailable == nil {
+			g.MinAvailable = ptr.To[int32](1)
+		}
+		for _, c := range g.CliqueNames {
+			inGroup[c] = true
+		}
+	}
+	for i := range spec.Template.Cliques {
+		c := &spec.Template.Cliques[i]
+		if c.Spec.MinAvailable == nil {
+			c.Spec.MinAvailable = ptr.To(c.Spec.Replicas)
+		}
+	}
+	switch us.Type {
+	case grovev1.RollingUpdateStrategyType:
+		for i := range spec.Template.Cliques {
+			c := &spec.Template.Cliques[i]
+			if !inGroup[c.Name] {
+				c.UpdateStrategy = defaultComponent(c.UpdateStrategy)
+			}
+		}
+		for i := range spec.Template.PodCliqueScalingGroupConfigs {
+			g := &spec.Template.PodCliqueScalingGroupConfigs[i]
+			g.UpdateStrategy = defaultComponent(g.UpdateStrategy)
+		}
+	case grovev1.ReplicaRecreateStrategyType:
+		if us.RollingUpdate == nil {
+			us.RollingUpdate = &grovev1.RollingUpdateBudget{}
+		}
+		if us.RollingUpdate.MaxUnavailable == nil {
+			us.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+		}
+		if us.RollingUpdate.MaxSurge == nil {
+			us.RollingUpdate.MaxSurge = ptr.To(intstr.FromInt32(0))
+		}
+		for i := range spec.Template.Cliques {
+			if isDefaultComponent(spec.Template.Cliques[i].UpdateStrategy) {
+				spec.Template.Cliques[i].UpdateStrategy = nil
+			}
+		}
+		for i := range spec.Template.PodCliqueScalingGroupConfigs {
+			if isDefaultComponent(spec.Template.PodCliqueScalingGroupConfigs[i].UpdateStrategy) {
+				spec.Template.PodCliqueScalingGroupConfigs[i].UpdateStrategy = nil
+			}
+		}
+	}
+}
+
+func defaultComponent(s *grovev1.ComponentUpdateStrategy) *grovev1.ComponentUpdateStrategy {
+	if s == nil {
+		s = &grovev1.ComponentUpdateStrategy{}
+	}
+	if s.MaxUnavailable == nil {
+		s.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+	}
+	if s.MaxSurge == nil {
+		s.MaxSurge = ptr.To(intstr.FromInt32(0))
+	}
+	return s
+}
+
+// isDefaultComponent reports whether s is exactly what Default sets under RollingUpdate.
+func isDefaultComponent(s *grovev1.ComponentUpdateStrategy) bool {
+	return s != nil && s.MaxUnavailable != nil && s.MaxSurge != nil &&
+		*s.MaxUnavailable == intstr.FromInt32(1) && *s.MaxSurge == intstr.FromInt32(0)
+}
