@@ -27,7 +27,11 @@ export KUBECONFIG="$dir/kubeconfig"
 stop_scheduler
 mkdir -p "$dir/logs"
 echo ">> starting phalanx-scheduler (log: $dir/logs/phalanx-scheduler.log)"
+# The production set-up, with a local URL for the webhooks (the API server runs on this host):
+# leader election on, webhooks on with a self-managed certificate kept in a Secret.
 setsid "$root/bin/phalanx-scheduler" --kubeconfig "$KUBECONFIG" --secure-port 10359 --v=2 \
+  --leader-elect --webhook-port 10360 --webhook-url https://127.0.0.1:10360 \
+  --webhook-secret kube-system/phalanx-webhook-tls \
   >"$dir/logs/phalanx-scheduler.log" 2>&1 < /dev/null &
 echo $! > "$pidfile"
 for _ in $(seq 100); do

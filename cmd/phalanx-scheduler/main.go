@@ -28,6 +28,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
+	"github.com/phalanx-sched/phalanx/pkg/admission"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	phalanxserver "github.com/phalanx-sched/phalanx/pkg/server"
 	"github.com/phalanx-sched/phalanx/pkg/version"
@@ -52,7 +53,16 @@ func main() {
 	os.Exit(cli.Run(cmd))
 }
 
-var controllerWorkers = 4
+var (
+	controllerWorkers = 4
+	webhooks          = admission.WebhookOptions{
+		BindAddress:   "0.0.0.0",
+		Port:          9443,
+		Secret:        "phalanx-system/phalanx-webhook-tls",
+		Service:       "phalanx-system/phalanx-webhook",
+		Configuration: "phalanx",
+	}
+)
 
 // newCommand is kube-scheduler's command with Phalanx's run: the scheduler and the
 // controller under one leader lease.
@@ -74,7 +84,15 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	nfs := opts.Flags
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
-	nfs.FlagSet("phalanx").IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel")
+	pfs := nfs.FlagSet("phalanx")
+	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel")
+	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
+	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
+	pfs.StringVar(&webhooks.CertDir, "webhook-cert-dir", webhooks.CertDir, "directory with tls.crt and tls.key for the webhook server (e.g. a cert-manager Secret); empty: a self-managed certificate kept in --webhook-secret")
+	pfs.StringVar(&webhooks.Secret, "webhook-secret", webhooks.Secret, "namespace/name of the Secret that keeps the self-managed webhook certificate")
+	pfs.StringVar(&webhooks.Service, "webhook-service", webhooks.Service, "namespace/name of the Service in front of the webhook server (names in the self-managed certificate)")
+	pfs.StringVar(&webhooks.Configuration, "webhook-configuration", webhooks.Configuration, "name of the Mutating- and ValidatingWebhookConfiguration whose caBundle the self-managed certificate is written to")
+	pfs.StringVar(&webhooks.URL, "webhook-url", webhooks.URL, "register the webhook configurations with this base URL instead of the Service (local control planes, e.g. https://127.0.0.1:9443)")
 	for _, f := range nfs.FlagSets {
 		cmd.Flags().AddFlagSet(f)
 	}
@@ -105,6 +123,9 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	cc, sched, err := app.Setup(ctx, opts, scheduler.RegistryOptions()...)
 	if err != nil {
 		return err
+	}
+	if err := admission.RunWebhooks(ctx, cc.Client, webhooks); err != nil {
+		return fmt.Errorf("starting the webhooks: %w", err)
 	}
 	ctrl, err := phalanxserver.ControllerTask(cc, controllerWorkers, nil)
 	if err != nil {

@@ -385,6 +385,9 @@ func writeKubeconfig(path, server string, p *pki) error {
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func FreePort() (int, error) { return freePort() }
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	"github.com/phalanx-sched/phalanx/pkg/admission"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/pkg/server"
@@ -28,6 +31,10 @@ type Phalanx struct {
 	Controller bool
 	// Configure may set test hooks on the controller.
 	Configure func(*controller.Controller)
+	// Webhooks serves the PodCliqueSet webhooks on a free local port and registers them with
+	// the API server (failurePolicy Fail: while the process is stopped, PodCliqueSet writes
+	// are refused). Use them only in a test binary of their own.
+	Webhooks bool
 }
 
 // StartScheduler runs phalanx-scheduler (the scheduler alone) in this process against the
@@ -75,6 +82,20 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	if err != nil {
 		cancel()
 		t.Fatalf("setting up phalanx-scheduler: %v", err)
+	}
+	if p.Webhooks {
+		port, err := localcluster.FreePort()
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if err := admission.RunWebhooks(ctx, cc.Client, admission.WebhookOptions{
+			BindAddress: "127.0.0.1", Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
+			Secret: "kube-system/phalanx-webhook-tls", Configuration: "phalanx",
+		}); err != nil {
+			cancel()
+			t.Fatalf("starting the webhooks: %v", err)
+		}
 	}
 	var tasks []server.LeaderTask
 	if p.Controller {

@@ -1,0 +1,225 @@
+package admission
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+)
+
+// WebhookOptions configure the webhook server of phalanx-scheduler.
+type WebhookOptions struct {
+	// BindAddress and Port are where the server listens (TLS). Port 0 disables the webhooks.
+	BindAddress string
+	Port        int
+	// CertDir, when set, holds tls.crt and tls.key (a cert-manager or hand-made Secret mounted
+	// as a volume); they are read again when they change, and the server does not manage
+	// certificates or CA bundles itself.
+	CertDir string
+	// Secret (namespace/name) keeps the self-managed serving certificate when CertDir is empty.
+	Secret string
+	// Service (namespace/name) is the Service in front of the server; its DNS names go into the
+	// self-managed certificate.
+	Service string
+	// Configuration is the name of the Mutating- and ValidatingWebhookConfiguration whose CA
+	// bundle the server keeps current (self-managed certificate only).
+	Configuration string
+	// URL, when set, makes the server register both configurations itself with this base URL
+	// instead of a Service (for a local control plane, where the API server reaches the process
+	// directly, e.g. https://127.0.0.1:9443).
+	URL string
+}
+
+// hosts are the names the serving certificate must carry.
+func (o WebhookOptions) hosts() ([]string, error) {
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || u.Hostname() == "" {
+			return nil, fmt.Errorf("--webhook-url %q is not an https URL with a host", o.URL)
+		}
+		return []string{u.Hostname()}, nil
+	}
+	ns, name, ok := strings.Cut(o.Service, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, fmt.Errorf("--webhook-service %q is not namespace/name", o.Service)
+	}
+	return []string{name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"}, nil
+}
+
+// RunWebhooks serves the PodCliqueSet webhooks until ctx ends. With a self-managed
+// certificate it first makes sure the certificate exists in the Secret and that the webhook
+// configurations trust it (or registers them, with URL). It returns once the listener is up;
+// serving errors are logged.
+func RunWebhooks(ctx context.Context, kube kubernetes.Interface, o WebhookOptions) error {
+	if o.Port == 0 {
+		return nil
+	}
+	logger := klog.FromContext(ctx).WithName("webhooks")
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.CertDir != "" {
+		loader := &fileCert{dir: o.CertDir}
+		if _, err := loader.get(nil); err != nil {
+			return err
+		}
+		cfg.GetCertificate = loader.get
+	} else {
+		hosts, err := o.hosts()
+		if err != nil {
+			return err
+		}
+		ns, name, ok := strings.Cut(o.Secret, "/")
+		if !ok {
+			return fmt.Errorf("--webhook-secret %q is not namespace/name", o.Secret)
+		}
+		sc, err := EnsureServingCert(ctx, kube, ns, name, hosts, time.Now())
+		if err != nil {
+			return err
+		}
+		cert, err := sc.TLS()
+		if err != nil {
+			return fmt.Errorf("loading the serving certificate from Secret %s: %w", o.Secret, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+		if o.URL != "" {
+			err = Register(ctx, kube, o.Configuration, admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(o.URL, "/"))}, sc.CAPEM)
+		} else {
+			err = InjectCABundle(ctx, kube, o.Configuration, sc.CAPEM)
+		}
+		if err != nil {
+			return fmt.Errorf("webhook configuration: %w", err)
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port)))
+	if err != nil {
+		return fmt.Errorf("webhook server: %w", err)
+	}
+	srv := &http.Server{Handler: Handler(), TLSConfig: cfg, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	go func() {
+		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error(err, "Webhook server stopped")
+		}
+	}()
+	logger.Info("Serving PodCliqueSet webhooks", "address", ln.Addr().String(), "selfManagedCert", o.CertDir == "")
+	return nil
+}
+
+// fileCert reads tls.crt and tls.key from a directory, again whenever they change (a mounted
+// Secret is updated in place by the kubelet).
+type fileCert struct {
+	mu      sync.Mutex
+	dir     string
+	modTime time.Time
+	cert    *tls.Certificate
+}
+
+func (f *fileCert) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	crt, key := filepath.Join(f.dir, "tls.crt"), filepath.Join(f.dir, "tls.key")
+	st, err := os.Stat(crt)
+	if err != nil {
+		return nil, fmt.Errorf("webhook certificate: %w", err)
+	}
+	if f.cert != nil && st.ModTime().Equal(f.modTime) {
+		return f.cert, nil
+	}
+	c, err := tls.LoadX509KeyPair(crt, key)
+	if err != nil {
+		return nil, fmt.Errorf("webhook certificate in %s: %w", f.dir, err)
+	}
+	f.cert, f.modTime = &c, st.ModTime()
+	return f.cert, nil
+}
+
+// Configurations are the webhook configurations of Phalanx, named name, calling base (a
+// Service or a URL, without path) and trusting ca. manifests/deploy/webhook.yaml ships the
+// same with a Service; a test keeps them equal.
+func Configurations(name string, base admissionregistrationv1.WebhookClientConfig, ca []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	at := func(path string) admissionregistrationv1.WebhookClientConfig {
+		c := *base.DeepCopy()
+		c.CABundle = ca
+		if c.URL != nil {
+			c.URL = ptr.To(*c.URL + path)
+		}
+		if c.Service != nil {
+			c.Service.Path = ptr.To(path)
+		}
+		return c
+	}
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{"grove.io"}, APIVersions: []string{"v1alpha1"},
+			Resources: []string{"podcliquesets"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
+	}}
+	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "default.podcliquesets.grove.io", ClientConfig: at(MutatePath), Rules: rules,
+			FailurePolicy: &fail, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: ptr.To[int32](10),
+			ReinvocationPolicy: ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+		}},
+	}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "validate.podcliquesets.grove.io", ClientConfig: at(ValidatePath), Rules: rules,
+			FailurePolicy: &fail, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: ptr.To[int32](10),
+		}},
+	}
+	return mwc, vwc
+}
+
+// Register creates or updates both webhook configurations (see Configurations).
+func Register(ctx context.Context, kube kubernetes.Interface, name string, base admissionregistrationv1.WebhookClientConfig, ca []byte) error {
+	mwc, vwc := Configurations(name, base, ca)
+	mc := kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	if cur, err := mc.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := mc.Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating MutatingWebhookConfiguration %s: %w", name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
+	} else {
+		cur.Webhooks = mwc.Webhooks
+		if _, err := mc.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating MutatingWebhookConfiguration %s: %w", name, err)
+		}
+	}
+	vc := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	if cur, err := vc.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := vc.Create(ctx, vwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating ValidatingWebhookConfiguration %s: %w", name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
+	} else {
+		cur.Webhooks = vwc.Webhooks
+		if _, err := vc.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating ValidatingWebhookConfiguration %s: %w", name, err)
+		}
+	}
+	return nil
+}
