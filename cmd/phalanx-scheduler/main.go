@@ -127,7 +127,7 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	if err := admission.RunWebhooks(ctx, cc.Client, webhooks); err != nil {
 		return fmt.Errorf("starting the webhooks: %w", err)
 	}
-	ctrl, err := phalanxserver.ControllerTask(cc, controllerWorkers, nil)
+	ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerWorkers, nil)
 	if err != nil {
 		return err
 	}

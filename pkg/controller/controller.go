@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
@@ -58,6 +59,11 @@ type Controller struct {
 	services       corelisters.ServiceLister
 	synced         []cache.InformerSynced
 	queue          workqueue.TypedRateLimitingInterface[string]
+
+	// surge, when set, is asked before every surge member is created.
+	surge admission.SurgeAdmitter
+	// nodeFactory feeds the node informer that retries blocked surges (only with surge).
+	nodeFactory kubeinformers.SharedInformerFactory
 
 	// AfterCreate, when set, runs after every successful create; an error ends the pass.
 	// Tests use it to stop the controller at a chosen point, as a crash would.
@@ -113,6 +119,40 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	return c
 }
 
+// SetSurgeAdmitter makes the controller ask a before every surge member it creates (see
+// pkg/admission). A blocked surge is retried when a node is added or changes its capacity or
+// schedulability, and at least every 5 seconds while the update is under way. Call before Run.
+func (c *Controller) SetSurgeAdmitter(a admission.SurgeAdmitter) {
+	c.surge = a
+	c.nodeFactory = kubeinformers.NewSharedInformerFactory(c.kube, 0)
+	inf := c.nodeFactory.Core().V1().Nodes().Informer()
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.retryBlockedSurges() },
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*corev1.Node)
+			n, ok2 := newObj.(*corev1.Node)
+			if ok1 && ok2 && (o.Spec.Unschedulable != n.Spec.Unschedulable || !apiequality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
+				!apiequality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints)) {
+				c.retryBlockedSurges()
+			}
+		},
+	})
+	c.synced = append(c.synced, inf.HasSynced)
+}
+
+// retryBlockedSurges enqueues every PodCliqueSet whose status says a surge waits for capacity.
+func (c *Controller) retryBlockedSurges() {
+	sets, err := c.sets.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, s := range sets {
+		if surgeBlockedNow(s) {
+			c.enqueueSet(s)
+		}
+	}
+}
+
 func (c *Controller) enqueueSet(obj any) {
 	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 		c.queue.Add(key)
@@ -139,6 +179,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	logger := klog.FromContext(ctx)
 	c.kubeFactory.Start(ctx.Done())
 	c.phalanxFactory.Start(ctx.Done())
+	if c.nodeFactory != nil {
+		c.nodeFactory.Start(ctx.Done())
+		defer c.nodeFactory.Shutdown()
+	}
 	defer c.kubeFactory.Shutdown()
 	defer c.phalanxFactory.Shutdown()
 	if !cache.WaitForNamedCacheSync("podcliqueset", ctx.Done(), c.synced...) {
@@ -245,9 +289,20 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	ro, err := planRollout(pcs, obs)
+	ro, err := planRollout(pcs, obs, nil)
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
+	}
+	if c.surge != nil {
+		blocked, err := c.admitSurges(ctx, pcs, obs, ro)
+		if err != nil {
+			return err
+		}
+		if len(blocked) > 0 {
+			if ro, err = planRollout(pcs, obs, blocked); err != nil {
+				return fmt.Errorf("planning the update of %s: %w", key, err)
+			}
+		}
 	}
 	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
@@ -594,6 +649,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	}
 	st := setStatus(pcs, obs, want, now, conflicts)
 	setProgress(&st, pcs, ro, now)
+	c.reportSurge(pcs, &st)
 	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
 		return nil
 	}
@@ -667,6 +723,23 @@ func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, n
 	}
 	meta.SetStatusCondition(&st.Conditions, conflict)
 	return st
+}
+
+// reportSurge records an event when a surge becomes blocked (or its reason changes) and when
+// it is no longer blocked.
+func (c *Controller) reportSurge(pcs *grovev1.PodCliqueSet, st *grovev1.PodCliqueSetStatus) {
+	if c.recorder == nil {
+		return
+	}
+	was := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionSurgeBlocked)
+	now := meta.FindStatusCondition(st.Conditions, grovev1.ConditionSurgeBlocked)
+	wasBlocked := was != nil && was.Status == metav1.ConditionTrue
+	switch {
+	case now != nil && now.Status == metav1.ConditionTrue && (!wasBlocked || was.Message != now.Message):
+		c.recorder.Event(pcs, corev1.EventTypeWarning, grovev1.ConditionSurgeBlocked, "No surge member was created: "+now.Message)
+	case wasBlocked && (now == nil || now.Status != metav1.ConditionTrue):
+		c.recorder.Event(pcs, corev1.EventTypeNormal, "SurgeUnblocked", "No surge waits for capacity any more (it fits now, or the update no longer needs it)")
+	}
 }
 
 func statusEqual(a, b []metav1.Condition) bool {

@@ -35,13 +35,23 @@ type rollout struct {
 	surgeReplicas, deleteReplicas []int
 	// hashes are the template hashes of the cliques, computed once per pass.
 	hashes map[string]string
+	// surgeBlocked are the units whose surge the admission check refused, with its message;
+	// unavailable is the resolved maxUnavailable of those units.
+	surgeBlocked map[string]string
+	unavailable  map[string]int
 }
+
+// replicasUnitName is the update unit of the PodCliqueSet replicas (ReplicaRecreate).
+const replicasUnitName = "replicas"
 
 // planRollout runs the update planner over every PodCliqueSet replica (RollingUpdate: one
 // replica at a time): standalone cliques roll pods, scaling groups roll whole group replicas,
 // each by its own budget. A group replica is replaced by deleting its pods; its missing pods
 // are then created from the newest template.
-func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
+//
+// blocked names the units whose surge the admission check refused (with its message): their
+// surge is not planned.
+func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string) (*rollout, error) {
 	hashes := workload.TemplateHashes(pcs)
 	inGroup := map[string]bool{}
 	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
@@ -58,6 +68,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
 		gangsOf[r] = append(gangsOf[r], g)
 	}
+	unavailable := map[string]int{}
 	var replicas []update.Replica
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
 		rep := update.Replica{Index: r, Scheduled: len(gangsOf[strconv.Itoa(r)]) > 0}
@@ -98,12 +109,23 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 			rep.Units = append(rep.Units, groupUnit(pcs, r, &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, hashes))
 		}
+		for ui := range rep.Units {
+			u := &rep.Units[ui]
+			if _, ok := blocked[u.Name]; ok {
+				u.SurgeBlocked = true
+				_, unavailable[u.Name], _ = update.Budgets(*u)
+			}
+		}
 		replicas = append(replicas, rep)
 	}
 	recreate := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.ReplicaRecreateStrategyType
 	var replicaUnit update.Unit
 	if recreate {
 		replicaUnit = replicasUnit(pcs, obs, hashes)
+		if _, ok := blocked[replicaUnit.Name]; ok {
+			replicaUnit.SurgeBlocked = true
+			_, unavailable[replicaUnit.Name], _ = update.Budgets(replicaUnit)
+		}
 		// Component strategies are bypassed: inside a replica only missing members are
 		// created (from the newest template) and excess ones removed.
 		for ri := range replicas {
@@ -137,7 +159,11 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 		}
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
-		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes}
+		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
+		surgeBlocked: map[string]string{}, unavailable: unavailable}
+	for _, u := range plan.SurgeBlocked {
+		ro.surgeBlocked[u] = blocked[u]
+	}
 	for _, rep := range replicas {
 		for _, u := range rep.Units {
 			for _, m := range u.Members {
@@ -204,7 +230,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed) (*rollout, error) {
 // at the target when every pod runs its clique's newest template, available when each of its
 // gangs has minAvailable Ready pods; the budgets are the PCS-level ones (default 1/0).
 func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string) update.Unit {
-	u := update.Unit{Name: "replicas", Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes),
+	u := update.Unit{Name: replicasUnitName, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes),
 		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 	if ru := pcs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {
@@ -368,4 +394,5 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		}
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
+	meta.SetStatusCondition(&st.Conditions, surgeCondition(pcs, ro, now))
 }

@@ -54,6 +54,8 @@ type Plan struct {
 	Done bool
 	// Waiting says what the update waits for when it has nothing to do.
 	Waiting string
+	// SurgeBlocked are the units that wanted a surge member the admission check refused.
+	SurgeBlocked []string
 }
 
 // NextReplica picks the replica that RollingUpdate works on: one already started, else, among
@@ -103,6 +105,9 @@ func PlanRollingUpdate(replicas []Replica) (Plan, error) {
 				return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
 			}
 			p.Actions = append(p.Actions, res.Actions...)
+			if res.SurgeBlocked {
+				p.SurgeBlocked = append(p.SurgeBlocked, u.Name)
+			}
 			if res.Waiting != "" {
 				waiting = append(waiting, fmt.Sprintf("replica %d %s: %s", r.Index, u.Name, res.Waiting))
 			}
@@ -138,6 +143,9 @@ func PlanReplicaRecreate(replicas Unit) (Plan, error) {
 		return Plan{}, err
 	}
 	p := Plan{Actions: res.Actions, Done: res.Done, Waiting: res.Waiting}
+	if res.SurgeBlocked {
+		p.SurgeBlocked = []string{replicas.Name}
+	}
 	for _, a := range res.Actions {
 		p.Updating = append(p.Updating, a.Index)
 	}

@@ -46,6 +46,10 @@ type Unit struct {
 	MaxSurge       intstr.IntOrString
 	MaxUnavailable intstr.IntOrString
 	Members        []Member
+	// SurgeBlocked: the surge admission check found no room for a new surge member. No surge
+	// member is created (those that exist are kept); the update goes on within maxUnavailable
+	// where that is > 0 and waits otherwise.
+	SurgeBlocked bool
 }
 
 // ActionType says what an action does.
@@ -86,6 +90,8 @@ type Result struct {
 	Done bool
 	// Waiting says what the unit waits for when it is not done and has nothing to do.
 	Waiting string
+	// SurgeBlocked: the unit wanted a surge member and Unit.SurgeBlocked forbade it.
+	SurgeBlocked bool
 }
 
 // Budgets resolves the unit's budgets against its desired count: surge rounds up,
@@ -204,6 +210,9 @@ func PlanUnit(u Unit) (Result, error) {
 	if len(oldRegular) > 0 {
 		// Surge: create new members above the desired count while old ones remain.
 		want := min(maxSurge, len(oldAvailableRegular)) - surgeNew
+		if want > 0 && total+created < maxTotal && u.SurgeBlocked {
+			res.SurgeBlocked, want = true, 0
+		}
 		for next := u.Desired; want > 0 && total+created < maxTotal; next++ {
 			if _, ok := byIndex[next]; ok {
 				continue
@@ -251,6 +260,9 @@ func PlanUnit(u Unit) (Result, error) {
 	res.Done = len(res.Actions) == 0 && surgeCount == 0 && newRegularAvailable == u.Desired && total == u.Desired
 	if !res.Done && len(res.Actions) == 0 && res.Waiting == "" {
 		res.Waiting = waitingFor(u, available, minAvailable, total, maxTotal)
+		if res.SurgeBlocked {
+			res.Waiting = fmt.Sprintf("no room for a surge member and maxUnavailable allows no old member to go (%d available, minimum %d)", available, minAvailable)
+		}
 	}
 	return res, nil
 }

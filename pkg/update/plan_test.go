@@ -327,3 +327,55 @@ func BenchmarkPlanUnit100(b *testing.B) {
 		}
 	}
 }
+
+// Surge admission refused a surge member: with maxUnavailable 1 the update goes on without
+// surge (delete then create), with maxUnavailable 0 it waits and says why; once the check
+// admits the surge again, it proceeds as usual.
+func TestSurgeBlocked(t *testing.T) {
+	t.Run("maxSurge 1, maxUnavailable 1: falls back to the unavailable budget", func(t *testing.T) {
+		s := newSim(t, 3, one, one, oldMembers(3)...)
+		s.unit.SurgeBlocked = true
+		s.run(30)
+		expectTrace(t, s.trace, "delete u[0]", "create u[0]", "delete u[1]", "create u[1]", "delete u[2]", "create u[2]")
+	})
+	t.Run("maxSurge 1, maxUnavailable 0: waits, then proceeds once admitted", func(t *testing.T) {
+		s := newSim(t, 3, one, zero, oldMembers(3)...)
+		s.unit.SurgeBlocked = true
+		res := s.step()
+		if len(res.Actions) != 0 || !res.SurgeBlocked || res.Done {
+			t.Fatalf("result = %+v", res)
+		}
+		if want := "no room for a surge member and maxUnavailable allows no old member to go (3 available, minimum 3)"; res.Waiting != want {
+			t.Errorf("waiting = %q", res.Waiting)
+		}
+		s.unit.SurgeBlocked = false
+		s.run(30)
+		if s.trace[0] != "create u[3] (surge)" {
+			t.Errorf("trace %v", s.trace)
+		}
+	})
+	t.Run("an existing surge member is kept when more surge is refused", func(t *testing.T) {
+		u := Unit{Name: "u", Desired: 3, Target: "new", MaxSurge: two, MaxUnavailable: zero, SurgeBlocked: true,
+			Members: append(oldMembers(3), Member{Index: 3, Revision: "new", Available: true})}
+		res, err := PlanUnit(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range res.Actions {
+			got = append(got, a.String())
+		}
+		// The one surge member lets one old member go; no second surge member is made.
+		if strings.Join(got, ", ") != "delete u[0]" || !res.SurgeBlocked {
+			t.Errorf("actions %v, blocked %v", got, res.SurgeBlocked)
+		}
+	})
+	t.Run("no surge wanted: not reported blocked", func(t *testing.T) {
+		u := Unit{Name: "u", Desired: 3, Target: "new", MaxSurge: one, MaxUnavailable: zero, SurgeBlocked: true,
+			Members: []Member{{Index: 0, Revision: "new", Available: true}, {Index: 1, Revision: "new", Available: true}, {Index: 2, Revision: "new", Available: true}}}
+		res, _ := PlanUnit(u)
+		if res.SurgeBlocked || !res.Done {
+			t.Errorf("result = %+v", res)
+		}
+	})
+}

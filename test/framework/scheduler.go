@@ -99,7 +99,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	}
 	var tasks []server.LeaderTask
 	if p.Controller {
-		task, err := server.ControllerTask(cc, 2, p.Configure)
+		task, err := server.ControllerTask(cc, sched, 2, p.Configure)
 		if err != nil {
 			cancel()
 			t.Fatal(err)

@@ -1,0 +1,372 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/klog/v2"
+	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
+	resourcehelper "k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// SurgeRequest asks whether a surge member (one pod, a scaling-group replica or a whole
+// PodCliqueSet replica) fits the cluster now.
+type SurgeRequest struct {
+	// What names the surge member for messages ("prefill replica 3 of pcs-0").
+	What string
+	// Pods are the member's pods as they would be created (no node).
+	Pods []*v1.Pod
+	// PackDomain, when set, is the node label whose value all Pods must share.
+	PackDomain string
+	// AnchorNodes are nodes where members of the same gang already run; with PackDomain the
+	// pods must go to the domain of those nodes.
+	AnchorNodes []string
+}
+
+// SurgeVerdict is the answer of a SurgeAdmitter.
+type SurgeVerdict struct {
+	Fits bool
+	// Message says what is missing when it does not fit, e.g. "needs 16 nvidia.com/gpu for 2
+	// pods in one topology.phalanx.dev/rack; the largest free topology.phalanx.dev/rack has 8".
+	Message string
+}
+
+// SurgeAdmitter decides whether a surge member may be created. The controller asks before
+// every surge create; a member that does not fit is not created.
+type SurgeAdmitter interface {
+	AdmitSurge(ctx context.Context, req SurgeRequest) (SurgeVerdict, error)
+}
+
+// filterPlugins are the in-tree Filter plugins a surge member is checked with: the default
+// profile's, without the volume plugins (surge pods get their volumes like any replacement)
+// and without the gang plugins (the check is for capacity, not for quorum).
+var (
+	filterPlugins    = []string{names.NodeUnschedulable, names.NodeName, names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit, names.PodTopologySpread, names.InterPodAffinity}
+	preFilterPlugins = []string{names.NodeAffinity, names.NodePorts, names.NodeResourcesFit, names.PodTopologySpread, names.InterPodAffinity}
+)
+
+// FrameworkAdmitter answers surge requests with the scheduling framework's own Filter plugins,
+// configured as the scheduler's profile configures them, on a snapshot of the scheduler's
+// cache (bound and assumed pods included). It places the pods one after another on copies of
+// the node infos, so that the members of one surge gang compete for the same room, and binds
+// nothing. Calls are serialized; each takes a fresh snapshot.
+type FrameworkAdmitter struct {
+	mu    sync.Mutex
+	cache internalcache.Cache
+	snap  *internalcache.Snapshot
+	fw    framework.Framework
+}
+
+var _ SurgeAdmitter = &FrameworkAdmitter{}
+
+// NewFrameworkAdmitter builds the admitter for the scheduler profile named profile.
+func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, profile string) (*FrameworkAdmitter, error) {
+	var base *config.KubeSchedulerProfile
+	for i := range cc.ComponentConfig.Profiles {
+		if cc.ComponentConfig.Profiles[i].SchedulerName == profile {
+			base = &cc.ComponentConfig.Profiles[i]
+		}
+	}
+	if base == nil {
+		return nil, fmt.Errorf("surge admission: no scheduler profile named %q", profile)
+	}
+	set := func(ns []string) config.PluginSet {
+		var s config.PluginSet
+		for _, n := range ns {
+			s.Enabled = append(s.Enabled, config.Plugin{Name: n})
+		}
+		return s
+	}
+	prof := &config.KubeSchedulerProfile{
+		SchedulerName: profile,
+		PluginConfig:  base.PluginConfig,
+		Plugins: &config.Plugins{
+			QueueSort: set([]string{names.PrioritySort}),
+			PreFilter: set(preFilterPlugins),
+			Filter:    set(filterPlugins),
+			Bind:      set([]string{names.DefaultBinder}),
+		},
+	}
+	snap := internalcache.NewEmptySnapshot()
+	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof,
+		frameworkruntime.WithSnapshotSharedLister(snap),
+		frameworkruntime.WithInformerFactory(cc.InformerFactory),
+		frameworkruntime.WithClientSet(cc.Client),
+		frameworkruntime.WithKubeConfig(cc.KubeConfig),
+		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("surge-admission")),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("surge admission: building the filter framework: %w", err)
+	}
+	// Plugins may have asked for informers the scheduler did not start.
+	cc.InformerFactory.Start(ctx.Done())
+	cc.InformerFactory.WaitForCacheSync(ctx.Done())
+	return &FrameworkAdmitter{cache: sched.Cache, snap: snap, fw: fw}, nil
+}
+
+// AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
+// req.PackDomain when set.
+func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req SurgeRequest) (SurgeVerdict, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(req.Pods) == 0 {
+		return SurgeVerdict{Fits: true}, nil
+	}
+	if err := a.cache.UpdateSnapshot(klog.FromContext(ctx), a.snap); err != nil {
+		return SurgeVerdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
+	}
+	nodes, err := a.snap.NodeInfos().List()
+	if err != nil {
+		return SurgeVerdict{}, err
+	}
+	domains := groupByDomain(nodes, req)
+	pods := sortedBySize(req.Pods)
+	var reasons []string
+	for _, d := range domains {
+		ok, why, err := a.place(ctx, pods, d.nodes)
+		if err != nil {
+			return SurgeVerdict{}, err
+		}
+		if ok {
+			return SurgeVerdict{Fits: true}, nil
+		}
+		reasons = append(reasons, why)
+	}
+	return SurgeVerdict{Message: shortfall(req, domains, reasons)}, nil
+}
+
+type domain struct {
+	value string
+	nodes []fwk.NodeInfo
+}
+
+// groupByDomain splits the nodes by req.PackDomain (one domain of all nodes without it),
+// keeping only the anchors' domain when there are anchors, largest free GPU count first.
+func groupByDomain(nodes []fwk.NodeInfo, req SurgeRequest) []domain {
+	if req.PackDomain == "" {
+		return []domain{{nodes: nodes}}
+	}
+	anchors := map[string]bool{}
+	for _, n := range nodes {
+		for _, a := range req.AnchorNodes {
+			if n.Node().Name == a {
+				anchors[n.Node().Labels[req.PackDomain]] = true
+			}
+		}
+	}
+	byValue := map[string][]fwk.NodeInfo{}
+	for _, n := range nodes {
+		v, ok := n.Node().Labels[req.PackDomain]
+		if !ok || (len(anchors) > 0 && !anchors[v]) {
+			continue
+		}
+		byValue[v] = append(byValue[v], n)
+	}
+	out := make([]domain, 0, len(byValue))
+	for v, ns := range byValue {
+		out = append(out, domain{value: v, nodes: ns})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		fi, fj := freeOf(out[i].nodes, gpu), freeOf(out[j].nodes, gpu)
+		if fi != fj {
+			return fi > fj
+		}
+		return out[i].value < out[j].value
+	})
+	return out
+}
+
+// place tries to put every pod on a copy of nodes with the Filter plugins, first fit, in the
+// given order (largest first). It returns why the first pod that fits nowhere does not.
+func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
+	copies := make([]fwk.NodeInfo, len(nodes))
+	for i, n := range nodes {
+		copies[i] = n.Snapshot()
+	}
+	type placed struct {
+		info fwk.PodInfo
+		node fwk.NodeInfo
+	}
+	var done []placed
+	for _, pod := range pods {
+		state := framework.NewCycleState()
+		res, st, _ := a.fw.RunPreFilterPlugins(ctx, state, pod)
+		if !st.IsSuccess() {
+			return false, fmt.Sprintf("pod %s: %s", pod.Name, st.Message()), nil
+		}
+		for _, p := range done {
+			if st := a.fw.RunPreFilterExtensionAddPod(ctx, state, pod, p.info, p.node); !st.IsSuccess() {
+				return false, "", st.AsError()
+			}
+		}
+		var fitted fwk.NodeInfo
+		counts := map[string]int{}
+		for _, n := range copies {
+			if res != nil && !res.AllNodes() && !res.NodeNames.Has(n.Node().Name) {
+				continue
+			}
+			st := a.fw.RunFilterPlugins(ctx, state, pod, n)
+			if st.IsSuccess() {
+				fitted = n
+				break
+			}
+			for _, r := range st.Reasons() {
+				counts[r]++
+			}
+		}
+		if fitted == nil {
+			return false, fmt.Sprintf("pod %s fits no node (%s)", pod.Name, summarize(counts)), nil
+		}
+		bound := pod.DeepCopy()
+		bound.Spec.NodeName = fitted.Node().Name
+		info, err := framework.NewPodInfo(bound)
+		if err != nil {
+			return false, "", err
+		}
+		fitted.AddPodInfo(info)
+		done = append(done, placed{info: info, node: fitted})
+	}
+	return true, "", nil
+}
+
+// summarize is "3 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint", most frequent first.
+func summarize(counts map[string]int) string {
+	type rc struct {
+		r string
+		c int
+	}
+	var l []rc
+	for r, c := range counts {
+		l = append(l, rc{r, c})
+	}
+	sort.Slice(l, func(i, j int) bool {
+		if l[i].c != l[j].c {
+			return l[i].c > l[j].c
+		}
+		return l[i].r < l[j].r
+	})
+	var parts []string
+	for _, x := range l {
+		parts = append(parts, fmt.Sprintf("%d× %s", x.c, x.r))
+	}
+	if len(parts) == 0 {
+		return "no nodes"
+	}
+	return strings.Join(parts, ", ")
+}
+
+const gpu = v1.ResourceName("nvidia.com/gpu")
+
+func sortedBySize(pods []*v1.Pod) []*v1.Pod {
+	out := append([]*v1.Pod(nil), pods...)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := requests(out[i]), requests(out[j])
+		gi, gj := ri[gpu], rj[gpu]
+		if c := gi.Cmp(gj); c != 0 {
+			return c > 0
+		}
+		ci, cj := ri[v1.ResourceCPU], rj[v1.ResourceCPU]
+		return ci.Cmp(cj) > 0
+	})
+	return out
+}
+
+func requests(p *v1.Pod) v1.ResourceList {
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+}
+
+// freeOf is the allocatable minus requested amount of r over schedulable nodes.
+func freeOf(nodes []fwk.NodeInfo, r v1.ResourceName) int64 {
+	var free int64
+	for _, n := range nodes {
+		if n.Node().Spec.Unschedulable {
+			continue
+		}
+		free += freeOn(n, r)
+	}
+	return free
+}
+
+func freeOn(n fwk.NodeInfo, r v1.ResourceName) int64 {
+	alloc, req := n.GetAllocatable(), n.GetRequested()
+	switch r {
+	case v1.ResourceCPU:
+		return alloc.GetMilliCPU() - req.GetMilliCPU()
+	case v1.ResourceMemory:
+		return alloc.GetMemory() - req.GetMemory()
+	}
+	return alloc.GetScalarResources()[r] - req.GetScalarResources()[r]
+}
+
+// shortfall explains a refusal: the first resource (GPUs first) whose total the best domain
+// cannot hold, or else the reason the placement failed in the best domain.
+func shortfall(req SurgeRequest, domains []domain, reasons []string) string {
+	need := v1.ResourceList{}
+	for _, p := range req.Pods {
+		for r, q := range requests(p) {
+			cur := need[r]
+			cur.Add(q)
+			need[r] = cur
+		}
+	}
+	in := ""
+	if req.PackDomain != "" {
+		in = " in one " + req.PackDomain
+		if len(req.AnchorNodes) > 0 && len(domains) > 0 {
+			in = fmt.Sprintf(" in %s %s (where its gang runs)", req.PackDomain, domains[0].value)
+		}
+	}
+	for _, r := range []v1.ResourceName{gpu, v1.ResourceCPU, v1.ResourceMemory} {
+		q, ok := need[r]
+		if !ok || q.IsZero() {
+			continue
+		}
+		amount := q.Value()
+		if r == v1.ResourceCPU {
+			amount = q.MilliValue()
+		}
+		var best int64
+		if len(domains) > 0 {
+			best = freeOf(domains[0].nodes, r)
+		}
+		if amount <= best {
+			continue
+		}
+		show := func(v int64) string {
+			if r == v1.ResourceCPU {
+				return resource.NewMilliQuantity(v, resource.DecimalSI).String()
+			}
+			if r == v1.ResourceMemory {
+				return resource.NewQuantity(v, resource.BinarySI).String()
+			}
+			return fmt.Sprint(v)
+		}
+		switch {
+		case req.PackDomain == "":
+			return fmt.Sprintf("%s needs %s %s for %d pod(s); %s free on schedulable nodes", req.What, show(amount), r, len(req.Pods), show(max(best, 0)))
+		case len(domains) == 0:
+			return fmt.Sprintf("%s needs %s %s for %d pod(s)%s; no node has the label %s", req.What, show(amount), r, len(req.Pods), in, req.PackDomain)
+		case len(req.AnchorNodes) > 0:
+			return fmt.Sprintf("%s needs %s %s for %d pod(s)%s; it has %s free", req.What, show(amount), r, len(req.Pods), in, show(max(best, 0)))
+		default:
+			return fmt.Sprintf("%s needs %s %s for %d pod(s)%s; the largest free %s has %s", req.What, show(amount), r, len(req.Pods), in, req.PackDomain, show(max(best, 0)))
+		}
+	}
+	if len(reasons) > 0 {
+		return fmt.Sprintf("%s does not fit%s: %s", req.What, in, reasons[0])
+	}
+	return fmt.Sprintf("%s does not fit%s", req.What, in)
+}

@@ -1,0 +1,153 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-sched/phalanx/pkg/admission"
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/update"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// ReasonInsufficientCapacity is the reason of SurgeBlocked=True.
+const ReasonInsufficientCapacity = "InsufficientCapacity"
+
+// admitSurges asks the surge admitter about every surge member the plan would create and
+// returns the units whose surge does not fit, with the admitter's message. A unit is checked
+// as a whole (all its new surge members together); the controller then plans again with
+// those units' surge blocked, so that no doomed surge member is ever created.
+func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, ro *rollout) (map[string]string, error) {
+	type member struct {
+		unit  string
+		index int
+	}
+	var members []member
+	for _, a := range ro.plan.Actions {
+		if a.Type == update.Create && a.Surge {
+			members = append(members, member{a.Unit, a.Index})
+		}
+	}
+	if len(members) == 0 {
+		return nil, nil
+	}
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
+	gangs := map[string]gang.Spec{}
+	for _, g := range want.PodGangs {
+		gangs[g.Name] = gang.SpecFromPodGang(g)
+	}
+	byUnit := map[string][]*corev1.Pod{}
+	var what = map[string][]string{}
+	for _, m := range members {
+		for _, p := range want.Pods {
+			if obs.pods[p.Name] != nil || !isMemberPod(p, m.unit, m.index) {
+				continue
+			}
+			byUnit[m.unit] = append(byUnit[m.unit], p)
+		}
+		what[m.unit] = append(what[m.unit], strconv.Itoa(m.index))
+	}
+	blocked := map[string]string{}
+	for _, unit := range sortedUnits(byUnit) {
+		pods := byUnit[unit]
+		name := fmt.Sprintf("surge %s[%s]", unit, strings.Join(what[unit], ","))
+		for _, req := range surgeRequests(name, pods, gangs, obs) {
+			v, err := c.surge.AdmitSurge(ctx, req)
+			if err != nil {
+				return nil, fmt.Errorf("surge admission for %s: %w", name, err)
+			}
+			if !v.Fits {
+				blocked[unit] = v.Message
+				klog.FromContext(ctx).V(2).Info("Surge blocked", "podCliqueSet", klog.KObj(pcs), "unit", unit, "message", v.Message)
+				break
+			}
+		}
+	}
+	return blocked, nil
+}
+
+// isMemberPod reports whether p belongs to the surge member index of unit: a pod of a
+// standalone clique, a replica of a scaling group, or a PodCliqueSet replica.
+func isMemberPod(p *corev1.Pod, unit string, index int) bool {
+	switch {
+	case unit == replicasUnitName:
+		return p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(index)
+	case p.Labels[grovev1.LabelPodCliqueScalingGroup] == unit:
+		return p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == strconv.Itoa(index)
+	default:
+		return p.Name == workload.PodName(unit, index)
+	}
+}
+
+// surgeRequests splits a surge member's pods into admission requests: one request for all of
+// them unless some of their gangs pack into a topology domain, then one per gang (each with
+// its packing label and the nodes where the gang already runs).
+func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, obs *observed) []admission.SurgeRequest {
+	byGang := map[string][]*corev1.Pod{}
+	packed := false
+	for _, p := range pods {
+		g := p.Labels[grovev1.LabelPodGang]
+		byGang[g] = append(byGang[g], p)
+		if gangs[g].Pack.Required != "" {
+			packed = true
+		}
+	}
+	if !packed {
+		return []admission.SurgeRequest{{What: what, Pods: pods}}
+	}
+	var out []admission.SurgeRequest
+	for _, g := range sortedUnits(byGang) {
+		req := admission.SurgeRequest{What: what, Pods: byGang[g], PackDomain: gangs[g].Pack.Required}
+		for _, p := range obs.pods {
+			if p.Labels[grovev1.LabelPodGang] == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+				req.AnchorNodes = append(req.AnchorNodes, p.Spec.NodeName)
+			}
+		}
+		sort.Strings(req.AnchorNodes)
+		out = append(out, req)
+	}
+	return out
+}
+
+func sortedUnits[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// surgeCondition is SurgeBlocked for the pass: True with the missing capacity and what the
+// update does meanwhile, False when no surge waits.
+func surgeCondition(pcs *grovev1.PodCliqueSet, ro *rollout, now metav1.Time) metav1.Condition {
+	c := metav1.Condition{Type: grovev1.ConditionSurgeBlocked, ObservedGeneration: pcs.Generation, LastTransitionTime: now,
+		Status: metav1.ConditionFalse, Reason: "NoSurgeWaiting", Message: "no surge member is waiting for capacity"}
+	if len(ro.surgeBlocked) == 0 {
+		return c
+	}
+	var parts []string
+	for _, unit := range sortedUnits(ro.surgeBlocked) {
+		then := "maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
+		if ro.unavailable[unit] > 0 {
+			then = fmt.Sprintf("the update goes on within maxUnavailable %d instead", ro.unavailable[unit])
+		}
+		parts = append(parts, fmt.Sprintf("%s; %s", ro.surgeBlocked[unit], then))
+	}
+	c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonInsufficientCapacity, strings.Join(parts, ". ")
+	return c
+}
+
+// surgeBlockedNow reports whether the stored status says a surge waits (for the node handler).
+func surgeBlockedNow(pcs *grovev1.PodCliqueSet) bool {
+	return meta.IsStatusConditionTrue(pcs.Status.Conditions, grovev1.ConditionSurgeBlocked)
+}
