@@ -44,6 +44,9 @@ type WebhookOptions struct {
 	// instead of a Service (for a local control plane, where the API server reaches the process
 	// directly, e.g. https://127.0.0.1:9443).
 	URL string
+	// NamespaceSelector, with URL, limits the registered webhooks to matching namespaces
+	// (tests that share a control plane with other tests).
+	NamespaceSelector *metav1.LabelSelector
 }
 
 // hosts are the names the serving certificate must carry.
@@ -97,7 +100,7 @@ func RunWebhooks(ctx context.Context, kube kubernetes.Interface, o WebhookOption
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 		if o.URL != "" {
-			err = Register(ctx, kube, o.Configuration, admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(o.URL, "/"))}, sc.CAPEM)
+			err = Register(ctx, kube, o.Configuration, admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(o.URL, "/"))}, sc.CAPEM, o.NamespaceSelector)
 		} else {
 			err = InjectCABundle(ctx, kube, o.Configuration, sc.CAPEM)
 		}
@@ -156,7 +159,7 @@ func (f *fileCert) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 // Configurations are the webhook configurations of Phalanx, named name, calling base (a
 // Service or a URL, without path) and trusting ca. manifests/deploy/webhook.yaml ships the
 // same with a Service; a test keeps them equal.
-func Configurations(name string, base admissionregistrationv1.WebhookClientConfig, ca []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
+func Configurations(name string, base admissionregistrationv1.WebhookClientConfig, ca []byte, namespaces *metav1.LabelSelector) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	at := func(path string) admissionregistrationv1.WebhookClientConfig {
 		c := *base.DeepCopy()
 		c.CABundle = ca
@@ -179,7 +182,7 @@ func Configurations(name string, base admissionregistrationv1.WebhookClientConfi
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name: "default.podcliquesets.grove.io", ClientConfig: at(MutatePath), Rules: rules,
 			FailurePolicy: &fail, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: ptr.To[int32](10),
-			ReinvocationPolicy: ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+			ReinvocationPolicy: ptr.To(admissionregistrationv1.NeverReinvocationPolicy), NamespaceSelector: namespaces,
 		}},
 	}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -187,14 +190,15 @@ func Configurations(name string, base admissionregistrationv1.WebhookClientConfi
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "validate.podcliquesets.grove.io", ClientConfig: at(ValidatePath), Rules: rules,
 			FailurePolicy: &fail, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: ptr.To[int32](10),
+			NamespaceSelector: namespaces,
 		}},
 	}
 	return mwc, vwc
 }
 
 // Register creates or updates both webhook configurations (see Configurations).
-func Register(ctx context.Context, kube kubernetes.Interface, name string, base admissionregistrationv1.WebhookClientConfig, ca []byte) error {
-	mwc, vwc := Configurations(name, base, ca)
+func Register(ctx context.Context, kube kubernetes.Interface, name string, base admissionregistrationv1.WebhookClientConfig, ca []byte, namespaces *metav1.LabelSelector) error {
+	mwc, vwc := Configurations(name, base, ca, namespaces)
 	mc := kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if cur, err := mc.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		if _, err := mc.Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

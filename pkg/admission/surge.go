@@ -9,10 +9,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/klog/v2"
-	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -20,6 +20,9 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // SurgeRequest asks whether a surge member (one pod, a scaling-group replica or a whole
@@ -68,6 +71,9 @@ type FrameworkAdmitter struct {
 	cache internalcache.Cache
 	snap  *internalcache.Snapshot
 	fw    framework.Framework
+	// gangs is the profile's gang store: capacity it holds for replacements is not room for
+	// a surge (nil: no gang plugin in the profile).
+	gangs *gang.Store
 }
 
 var _ SurgeAdmitter = &FrameworkAdmitter{}
@@ -114,7 +120,11 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 	// Plugins may have asked for informers the scheduler did not start.
 	cc.InformerFactory.Start(ctx.Done())
 	cc.InformerFactory.WaitForCacheSync(ctx.Done())
-	return &FrameworkAdmitter{cache: sched.Cache, snap: snap, fw: fw}, nil
+	a := &FrameworkAdmitter{cache: sched.Cache, snap: snap, fw: fw}
+	if h, ok := sched.Profiles[profile]; ok {
+		a.gangs = gangplugin.StoreOf(h)
+	}
+	return a, nil
 }
 
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
@@ -133,7 +143,8 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req SurgeRequest) (S
 		return SurgeVerdict{}, err
 	}
 	domains := groupByDomain(nodes, req)
-	pods := sortedBySize(req.Pods)
+	pods := sortedBySize(withDefaultRequests(req.Pods))
+	req.Pods = pods
 	var reasons []string
 	for _, d := range domains {
 		ok, why, err := a.place(ctx, pods, d.nodes)
@@ -219,6 +230,12 @@ func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []f
 				continue
 			}
 			st := a.fw.RunFilterPlugins(ctx, state, pod, n)
+			if st.IsSuccess() && a.gangs != nil {
+				if held, holds := gangplugin.HeldOn(a.gangs, n, gang.Key{}); len(holds) > 0 &&
+					!gangplugin.NodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+					st = fwk.NewStatus(fwk.Unschedulable, "capacity held for a replacement")
+				}
+			}
 			if st.IsSuccess() {
 				fitted = n
 				break
@@ -269,6 +286,30 @@ func summarize(counts map[string]int) string {
 }
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
+
+// withDefaultRequests copies pods that are not created yet with the defaulting the API server
+// would apply: a container's request is its limit where only the limit is set.
+func withDefaultRequests(pods []*v1.Pod) []*v1.Pod {
+	out := make([]*v1.Pod, len(pods))
+	for i, p := range pods {
+		p = p.DeepCopy()
+		for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+			for j := range cs {
+				c := &cs[j]
+				for r, q := range c.Resources.Limits {
+					if _, ok := c.Resources.Requests[r]; !ok {
+						if c.Resources.Requests == nil {
+							c.Resources.Requests = v1.ResourceList{}
+						}
+						c.Resources.Requests[r] = q.DeepCopy()
+					}
+				}
+			}
+		}
+		out[i] = p
+	}
+	return out
+}
 
 func sortedBySize(pods []*v1.Pod) []*v1.Pod {
 	out := append([]*v1.Pod(nil), pods...)

@@ -428,9 +428,9 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			if err := a.afterCreate("PodGang"); err != nil {
 				return err
 			}
-		case !apiequality.Semantic.DeepEqual(cur.Spec, g.Spec):
+		case !apiequality.Semantic.DeepEqual(cur.Spec, withReservationRef(g.Spec, cur.Spec)):
 			upd := cur.DeepCopy()
-			upd.Spec = g.Spec
+			upd.Spec = withReservationRef(g.Spec, cur.Spec)
 			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("updating PodGang %s: %w", g.Name, err)
 			}
@@ -470,7 +470,31 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
-	// ReplicaRecreate: a replica is recreated with new gangs; its pods and gangs go first.
+	// Replacements: the capacity the deleted members hold is reserved for their
+	// replacements before they go.
+	res, err := reservations(obs, ro, metav1.NewTime(c.now()))
+	if err != nil {
+		return err
+	}
+	recreated := map[string]bool{}
+	wantGangs := map[string]*schedv1.PodGang{}
+	for _, g := range want.PodGangs {
+		wantGangs[g.Name] = g
+	}
+	for _, r := range ro.deleteReplicas {
+		if ro.replaced[replicasUnitName+"/"+strconv.Itoa(r)] {
+			for name, g := range obs.gangs {
+				if g.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+					recreated[name] = true
+				}
+			}
+		}
+	}
+	if err := a.reserve(obs, res, recreated); err != nil {
+		return err
+	}
+	// ReplicaRecreate: a replica is recreated with new gangs; its pods and gangs go first. A
+	// replaced replica's gangs are created again at once, carrying the reservation.
 	for _, r := range ro.deleteReplicas {
 		for name, p := range obs.pods {
 			if p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
@@ -483,6 +507,12 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 					return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
 				}); err != nil {
 					return err
+				}
+				if w := wantGangs[name]; recreated[name] && w != nil {
+					_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(w, res[name]), metav1.CreateOptions{})
+					if ignoreExists(err) != nil {
+						return fmt.Errorf("creating PodGang %s again for the recreated replica: %w", name, err)
+					}
 				}
 			}
 		}
@@ -553,6 +583,14 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// withReservationRef is the desired gang spec with the reservation reference the live one
+// carries (set when it was created for a recreated replica; the desired world does not know it).
+func withReservationRef(want, cur schedv1.PodGangSpec) schedv1.PodGangSpec {
+	out := *want.DeepCopy()
+	out.ReuseReservationRef = cur.ReuseReservationRef
+	return out
 }
 
 // nameSet is the set of the objects' names.

@@ -39,6 +39,9 @@ type rollout struct {
 	// unavailable is the resolved maxUnavailable of those units.
 	surgeBlocked map[string]string
 	unavailable  map[string]int
+	// replaced are the members deleted this pass to be replaced (not surge removals), as
+	// "unit/index": their gangs get a reservation of the capacity they free.
+	replaced map[string]bool
 }
 
 // replicasUnitName is the update unit of the PodCliqueSet replicas (ReplicaRecreate).
@@ -160,7 +163,12 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
-		surgeBlocked: map[string]string{}, unavailable: unavailable}
+		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{}}
+	for _, a := range plan.Actions {
+		if a.Type == update.Delete && !a.Surge {
+			ro.replaced[a.Unit+"/"+strconv.Itoa(a.Index)] = true
+		}
+	}
 	for _, u := range plan.SurgeBlocked {
 		ro.surgeBlocked[u] = blocked[u]
 	}

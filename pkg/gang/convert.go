@@ -15,11 +15,12 @@ import (
 // constraint is used; podgroup-level and group-config constraints are not enforced.
 func SpecFromPodGang(pg *schedv1.PodGang) Spec {
 	s := Spec{
-		Key:       Key{Kind: KindPodGang, Namespace: pg.Namespace, Name: pg.Name},
-		UID:       pg.UID,
-		CreatedAt: pg.CreationTimestamp.Time,
-		Scheduled: meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled),
-		PodGroups: make([]PodGroup, 0, len(pg.Spec.PodGroups)),
+		Key:         Key{Kind: KindPodGang, Namespace: pg.Namespace, Name: pg.Name},
+		UID:         pg.UID,
+		CreatedAt:   pg.CreationTimestamp.Time,
+		Scheduled:   meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled),
+		PodGroups:   make([]PodGroup, 0, len(pg.Spec.PodGroups)),
+		Reservation: ReservationFromPodGang(pg),
 	}
 	for _, g := range pg.Spec.PodGroups {
 		pods := make([]string, 0, len(g.PodReferences))

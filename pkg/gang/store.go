@@ -23,6 +23,8 @@ type Store struct {
 
 	mu    sync.RWMutex
 	gangs map[Key]*entry
+	// hold is how long reservations last (0: off).
+	hold time.Duration
 }
 
 type entry struct {

@@ -173,4 +173,6 @@ type Spec struct {
 	ScheduleTimeout time.Duration
 	// MinResources, when set, is the whole-gang feasibility floor (PodGroup minResources).
 	MinResources *Resources
+	// Reservation, when set, holds capacity for the replacements of deleted members.
+	Reservation *Reservation
 }

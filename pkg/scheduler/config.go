@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
@@ -22,6 +23,8 @@ type ConfigOptions struct {
 	LeaderElect bool
 	// LeaseDuration, RenewDeadline and RetryPeriod override kube-scheduler's 15s/10s/2s.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ReservationHold, when > 0, overrides the PodGang plugin's reservationHoldSeconds.
+	ReservationHold time.Duration
 }
 
 // DefaultConfig renders the KubeSchedulerConfiguration that phalanx-scheduler runs when it is
@@ -41,6 +44,11 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 		cfg.LeaderElection.LeaseDuration = metav1.Duration{Duration: o.LeaseDuration}
 		cfg.LeaderElection.RenewDeadline = metav1.Duration{Duration: o.RenewDeadline}
 		cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: o.RetryPeriod}
+	}
+	if o.ReservationHold > 0 {
+		cfg.Profiles[0].PluginConfig = append(cfg.Profiles[0].PluginConfig, configv1.PluginConfig{Name: "PodGang", Args: runtime.RawExtension{
+			Raw: []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"PodGangArgs","reservationHoldSeconds":%d}`, configv1.SchemeGroupVersion.String(), int64(o.ReservationHold/time.Second))),
+		}})
 	}
 	cfg.ClientConnection.Kubeconfig = o.Kubeconfig
 	out, err := yaml.Marshal(&cfg)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -32,10 +33,16 @@ type Phalanx struct {
 	// Configure may set test hooks on the controller.
 	Configure func(*controller.Controller)
 	// Webhooks serves the PodCliqueSet webhooks on a free local port and registers them with
-	// the API server (failurePolicy Fail: while the process is stopped, PodCliqueSet writes
-	// are refused). Use them only in a test binary of their own.
+	// the API server for namespaces labelled WebhookNamespaceLabel=true (failurePolicy Fail:
+	// while the process is stopped, PodCliqueSet writes there are refused). The
+	// configurations are removed at the end of the test.
 	Webhooks bool
+	// ReservationHold overrides the PodGang plugin's reservationHoldSeconds (default config only).
+	ReservationHold time.Duration
 }
+
+// WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
+const WebhookNamespaceLabel = "phalanx.dev/test-webhooks"
 
 // StartScheduler runs phalanx-scheduler (the scheduler alone) in this process against the
 // shared control plane, with the default configuration (or config, when given), until the end
@@ -52,7 +59,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	config := p.Config
 	if config == nil {
 		var err error
-		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.Cluster.Kubeconfig}); err != nil {
+		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.Cluster.Kubeconfig, ReservationHold: p.ReservationHold}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,10 +99,16 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		if err := admission.RunWebhooks(ctx, cc.Client, admission.WebhookOptions{
 			BindAddress: "127.0.0.1", Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
 			Secret: "kube-system/phalanx-webhook-tls", Configuration: "phalanx",
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{WebhookNamespaceLabel: "true"}},
 		}); err != nil {
 			cancel()
 			t.Fatalf("starting the webhooks: %v", err)
 		}
+		t.Cleanup(func() {
+			ctx := context.Background()
+			_ = e.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, "phalanx", metav1.DeleteOptions{})
+			_ = e.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, "phalanx", metav1.DeleteOptions{})
+		})
 	}
 	var tasks []server.LeaderTask
 	if p.Controller {

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -146,4 +147,19 @@ type PodGangStatus struct {
 	// PlacementScore rates the placement from 0 to 1 (1 = best possible).
 	// +optional
 	PlacementScore *float64 `json:"placementScore,omitempty"`
+}
+
+// AnnotationReservation, on a PodGang, holds a Reservation as JSON: the capacity the gang had
+// on each node when the controller deleted some of its members to replace them. The scheduler
+// keeps what the gang has not yet taken back for the replacements, for a bounded time
+// (PodGang plugin argument reservationHoldSeconds), and filters other pods off it.
+const AnnotationReservation = "phalanx.dev/reservation"
+
+// Reservation is the value of AnnotationReservation.
+type Reservation struct {
+	// Since is when the members were deleted; the hold ends reservationHoldSeconds later.
+	Since metav1.Time `json:"since"`
+	// Nodes are, per node, the requests of the gang's pods there before the deletion
+	// (cpu, memory, nvidia.com/gpu).
+	Nodes map[string]corev1.ResourceList `json:"nodes"`
 }

@@ -23,6 +23,11 @@ type GangArgs struct {
 	// SurgeLabelKey is the pod label (value "true") that marks surge members; both plugins of
 	// a profile must agree, they share one gang engine. Default phalanx.dev/surge.
 	SurgeLabelKey string `json:"surgeLabelKey,omitempty"`
+	// ReservationHoldSeconds is how long the capacity an old gang member frees, when the
+	// controller deletes it to replace it, is held for the replacement (PodGang annotation
+	// phalanx.dev/reservation): other pods are filtered off that capacity meanwhile. 0 turns
+	// holds off. Default 120. Read by the PodGang plugin only.
+	ReservationHoldSeconds *int64 `json:"reservationHoldSeconds,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -46,6 +51,7 @@ const (
 	DefaultPermitWaitingTimeSeconds         int64 = 30
 	DefaultPodGroupPermitWaitingTimeSeconds int64 = 60
 	DefaultBackoffSeconds                   int64 = 5
+	DefaultReservationHoldSeconds           int64 = 120
 	DefaultSurgeLabelKey                          = grovev1.LabelSurge
 )
 
@@ -66,6 +72,10 @@ func (a *GangArgs) setDefaults(permit int64) {
 	if a.SurgeLabelKey == "" {
 		a.SurgeLabelKey = DefaultSurgeLabelKey
 	}
+	if a.ReservationHoldSeconds == nil {
+		v := DefaultReservationHoldSeconds
+		a.ReservationHoldSeconds = &v
+	}
 }
 
 // Validate reports every invalid field with its path.
@@ -76,6 +86,9 @@ func (a *GangArgs) Validate(path *field.Path) field.ErrorList {
 	}
 	if a.BackoffSeconds != nil && *a.BackoffSeconds < 0 {
 		errs = append(errs, field.Invalid(path.Child("backoffSeconds"), *a.BackoffSeconds, "must not be negative"))
+	}
+	if a.ReservationHoldSeconds != nil && *a.ReservationHoldSeconds < 0 {
+		errs = append(errs, field.Invalid(path.Child("reservationHoldSeconds"), *a.ReservationHoldSeconds, "must not be negative (0 turns holds off)"))
 	}
 	if a.SurgeLabelKey != "" {
 		for _, msg := range validation.IsQualifiedName(a.SurgeLabelKey) {
@@ -88,6 +101,11 @@ func (a *GangArgs) Validate(path *field.Path) field.ErrorList {
 // PermitWaitingTime is the defaulted Permit timeout.
 func (a *GangArgs) PermitWaitingTime() time.Duration {
 	return time.Duration(*a.PermitWaitingTimeSeconds) * time.Second
+}
+
+// ReservationHold is the defaulted hold of freed capacity for replacements.
+func (a *GangArgs) ReservationHold() time.Duration {
+	return time.Duration(*a.ReservationHoldSeconds) * time.Second
 }
 
 // Backoff is the defaulted gang back-off.

@@ -54,12 +54,17 @@ type Adapter struct {
 
 	timersMu sync.Mutex
 	timers   map[gang.Key]*time.Timer
+	// holdBlocked are the pods a reservation of the key's gang kept off nodes, woken by
+	// holdTimers when it ends.
+	holdBlocked map[gang.Key]map[string]*v1.Pod
+	holdTimers  map[gang.Key]*time.Timer
 }
 
 // NewAdapter returns an adapter on the profile's shared store. status may be set later with
 // SetStatusSink (it usually needs the store).
 func NewAdapter(h fwk.Handle, store *gang.Store, o Options) *Adapter {
-	return &Adapter{opts: o, handle: h, store: store, timers: map[gang.Key]*time.Timer{}}
+	return &Adapter{opts: o, handle: h, store: store, timers: map[gang.Key]*time.Timer{},
+		holdBlocked: map[gang.Key]map[string]*v1.Pod{}, holdTimers: map[gang.Key]*time.Timer{}}
 }
 
 // stateKey is where PreFilter leaves what PostFilter and Score need; one per plugin, since
@@ -110,6 +115,9 @@ func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
 	if !ok {
+		if p.opts.Kind == gang.KindPodGang && p.store.HasActiveHolds() {
+			return nil, nil // not a PodGang member, but its Filter must keep it off held capacity
+		}
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	p.store.UpsertPod(pod)
@@ -127,9 +135,18 @@ func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	if !p.store.Membership().IsSurge(pod) {
 		if need, n := p.store.PendingNeed(k); n > 0 {
-			if free := freeCapacity(nodes); !free.Fits(need) {
+			free := freeCapacity(nodes)
+			if !free.Fits(need) {
 				return reject(gang.ReasonInsufficient,
 					fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster: %s", k, n, free.Shortfall(need)))
+			}
+			if p.store.HasActiveHolds() {
+				if held, holds := p.heldTotal(nodes, k); len(holds) > 0 && !free.Sub(held).Fits(need) {
+					// Only the holds are in the way: wake the gang when they end.
+					p.noteHoldBlocked(pod, holds)
+					return reject(gang.ReasonInsufficient, fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster while capacity is held for replacements (until %s): %s",
+						k, n, holds[0].Until.UTC().Format(time.RFC3339), free.Sub(held).Shortfall(need)))
+				}
 			}
 		}
 	}
@@ -437,6 +454,13 @@ func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	s := gang.NewStore(m, time.Now)
 	stores[h] = s
 	return s, nil
+}
+
+// StoreOf returns the gang store of a scheduler profile, nil when no gang plugin made one.
+func StoreOf(h fwk.Handle) *gang.Store {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	return stores[h]
 }
 
 // JSONConfig copies a client config for custom resources: the scheduler's own config asks

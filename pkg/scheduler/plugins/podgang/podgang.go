@@ -37,6 +37,7 @@ var (
 	_ fwk.PreEnqueuePlugin  = &Plugin{}
 	_ fwk.QueueSortPlugin   = &Plugin{}
 	_ fwk.PreFilterPlugin   = &Plugin{}
+	_ fwk.FilterPlugin      = &Plugin{}
 	_ fwk.PostFilterPlugin  = &Plugin{}
 	_ fwk.ScorePlugin       = &Plugin{}
 	_ fwk.ReservePlugin     = &Plugin{}
@@ -66,12 +67,13 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 	})}
+	store.SetReservationHold(args.ReservationHold())
 	status := newStatusWriter(client, gangs.Lister(), store, h.EventRecorder())
 	p.SetStatusSink(status)
 	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey)
+	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold())
 	return p, nil
 }
 
@@ -93,6 +95,12 @@ func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {
 
 // Name returns the plugin name.
 func (p *Plugin) Name() string { return Name }
+
+// Filter keeps pods off capacity held for the replacements of another PodGang's members
+// (annotation phalanx.dev/reservation, for reservationHoldSeconds).
+func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	return p.FilterHolds(pod, n)
+}
 
 // Less orders the queue of the whole profile by priority, then gang creation time, gang name
 // and member index, so that the members of one gang (PodGang or PodGroup) are popped

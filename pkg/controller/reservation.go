@@ -1,0 +1,107 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+)
+
+// replacedPod reports whether p is deleted this pass to be replaced: a pod of a standalone
+// clique, of a scaling-group replica or of a PodCliqueSet replica that the planner replaces.
+func replacedPod(p *corev1.Pod, ro *rollout) bool {
+	if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+		return false
+	}
+	return ro.replaced[p.Labels[grovev1.LabelPodClique]+"/"+p.Labels[grovev1.LabelPodCliquePodIndex]] ||
+		ro.replaced[p.Labels[grovev1.LabelPodCliqueScalingGroup]+"/"+p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]] ||
+		ro.replaced[replicasUnitName+"/"+p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]]
+}
+
+// reservations computes, for every gang that loses members to replacement this pass, the
+// capacity its bound pods hold on each node now (before the deletion): the scheduler keeps
+// what the gang has not taken back yet for its replacements (gang.Reservation). Keys are gang
+// names; values are annotation values.
+func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]string, error) {
+	gangs := map[string]bool{}
+	for _, p := range obs.pods {
+		if replacedPod(p, ro) {
+			gangs[p.Labels[grovev1.LabelPodGang]] = true
+		}
+	}
+	out := map[string]string{}
+	for g := range gangs {
+		if g == "" {
+			continue
+		}
+		r := schedv1.Reservation{Since: now, Nodes: map[string]corev1.ResourceList{}}
+		for _, p := range obs.pods {
+			if p.Labels[grovev1.LabelPodGang] != g || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+				continue
+			}
+			sum := r.Nodes[p.Spec.NodeName]
+			if sum == nil {
+				sum = corev1.ResourceList{}
+			}
+			for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+				if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != "nvidia.com/gpu" {
+					continue
+				}
+				cur := sum[name]
+				cur.Add(q)
+				sum[name] = cur
+			}
+			r.Nodes[p.Spec.NodeName] = sum
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the reservation of PodGang %s: %w", g, err)
+		}
+		out[g] = string(raw)
+	}
+	return out, nil
+}
+
+// reserve writes the reservations onto the gangs that stay (RollingUpdate replacements);
+// gangs that are recreated (ReplicaRecreate) get theirs when they are created again.
+func (a *applier) reserve(obs *observed, res map[string]string, recreated map[string]bool) error {
+	names := make([]string, 0, len(res))
+	for g := range res {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		cur := obs.gangs[g]
+		if cur == nil || recreated[g] {
+			continue
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"annotations": map[string]string{schedv1.AnnotationReservation: res[g]},
+		}})
+		if _, err := a.c.client.SchedulerV1alpha1().PodGangs(a.pcs.Namespace).Patch(a.ctx, g, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
+			return fmt.Errorf("reserving the capacity of PodGang %s for its replacements: %w", g, err)
+		}
+	}
+	return nil
+}
+
+// recreatedGang is the new gang of a recreated replica: it carries the reservation of what
+// the old one held and points at it.
+func recreatedGang(want *schedv1.PodGang, reservation string) *schedv1.PodGang {
+	g := want.DeepCopy()
+	if reservation != "" {
+		if g.Annotations == nil {
+			g.Annotations = map[string]string{}
+		}
+		g.Annotations[schedv1.AnnotationReservation] = reservation
+		g.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: want.Namespace, Name: want.Name}
+	}
+	return g
+}

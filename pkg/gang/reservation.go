@@ -1,0 +1,135 @@
+package gang
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+)
+
+// Reservation is the capacity a gang had on each node when some of its members were deleted
+// to be replaced (PodGang annotation phalanx.dev/reservation).
+//
+// The rule: while a reservation is active (for the store's hold duration from Since), the
+// capacity held on a node is what the gang had there minus what its pods on the node request
+// now. Old members that are still terminating and replacements that are already bound both
+// count as taken back, so the hold is exactly the room the replacements have not used yet; it
+// falls to zero on its own as they bind, and disappears when the time runs out. Other pods
+// (of other gangs or of none) may only use the node's free capacity minus the holds.
+type Reservation struct {
+	Since time.Time
+	Nodes map[string]Resources
+}
+
+// Hold is an active reservation on one node.
+type Hold struct {
+	Gang     Key
+	Reserved Resources
+	Until    time.Time
+}
+
+// ReservationFromPodGang reads the annotation; nil when absent or unreadable.
+func ReservationFromPodGang(pg *schedv1.PodGang) *Reservation {
+	raw, ok := pg.Annotations[schedv1.AnnotationReservation]
+	if !ok {
+		return nil
+	}
+	var r schedv1.Reservation
+	if err := json.Unmarshal([]byte(raw), &r); err != nil || r.Since.IsZero() {
+		return nil
+	}
+	out := &Reservation{Since: r.Since.Time, Nodes: make(map[string]Resources, len(r.Nodes))}
+	for node, rl := range r.Nodes {
+		out.Nodes[node] = ResourcesOf(rl)
+	}
+	return out
+}
+
+// ResourcesOf reads a resource list in the terms of the rules.
+func ResourcesOf(rl v1.ResourceList) Resources {
+	r := Resources{MilliCPU: rl.Cpu().MilliValue(), Memory: rl.Memory().Value()}
+	if q, ok := rl[v1.ResourceName(ResourceGPU)]; ok {
+		r.GPU = q.Value()
+	}
+	return r
+}
+
+// Clamp returns r with negative amounts set to zero.
+func (r Resources) Clamp() Resources {
+	return Resources{MilliCPU: max(r.MilliCPU, 0), Memory: max(r.Memory, 0), GPU: max(r.GPU, 0)}
+}
+
+// IsZero reports whether r holds nothing.
+func (r Resources) IsZero() bool { return r.MilliCPU <= 0 && r.Memory <= 0 && r.GPU <= 0 }
+
+// SetReservationHold sets how long reservations last; 0 turns them off.
+func (s *Store) SetReservationHold(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = d
+}
+
+// ReservationHold returns how long reservations last.
+func (s *Store) ReservationHold() time.Duration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.hold
+}
+
+// HasActiveHolds reports whether any reservation is active now (a cheap test that lets the
+// plugin skip its Filter for every pod when there is none).
+func (s *Store) HasActiveHolds() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	now := s.now()
+	for _, e := range s.gangs {
+		if r := e.reservation(); r != nil && now.Before(r.Since.Add(s.hold)) {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldsOn returns the active reservations on node of gangs other than except, by gang name.
+func (s *Store) HoldsOn(node string, except Key) []Hold {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	now := s.now()
+	var out []Hold
+	for k, e := range s.gangs {
+		r := e.reservation()
+		if r == nil || k == except || !now.Before(r.Since.Add(s.hold)) {
+			continue
+		}
+		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
+			out = append(out, Hold{Gang: k, Reserved: res, Until: r.Since.Add(s.hold)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Gang.Name < out[j].Gang.Name })
+	return out
+}
+
+// ReservationUntil returns when the gang's reservation ends (zero when it has none or holds
+// are off).
+func (s *Store) ReservationUntil(k Key) time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || s.hold == 0 {
+		return time.Time{}
+	}
+	if r := e.reservation(); r != nil {
+		return r.Since.Add(s.hold)
+	}
+	return time.Time{}
+}
+
+func (e *entry) reservation() *Reservation {
+	if e.spec == nil {
+		return nil
+	}
+	return e.spec.Reservation
+}

@@ -1,0 +1,129 @@
+package gangplugin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+func (p *Adapter) heldOn(n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
+	return HeldOn(p.store, n, own)
+}
+
+// HeldOn is the capacity on n held for replacements of gangs other than own (the zero Key:
+// every gang): per active reservation, what the gang had on the node minus what its pods
+// there request now. It also returns the holds that still keep something.
+func HeldOn(store *gang.Store, n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
+	holds := store.HoldsOn(n.Node().Name, own)
+	if len(holds) == 0 {
+		return gang.Resources{}, nil
+	}
+	var held gang.Resources
+	var active []gang.Hold
+	for _, h := range holds {
+		var have gang.Resources
+		for _, pi := range n.GetPods() {
+			if k, ok := store.Membership().KeyOf(pi.GetPod()); ok && k == h.Gang {
+				have = have.Add(gang.RequestsOf(pi.GetPod()))
+			}
+		}
+		if rest := h.Reserved.Sub(have).Clamp(); !rest.IsZero() {
+			held = held.Add(rest)
+			active = append(active, h)
+		}
+	}
+	return held, active
+}
+
+// NodeFree is the node's allocatable minus requested cpu, memory and GPUs.
+func NodeFree(n fwk.NodeInfo) gang.Resources { return nodeFree(n) }
+
+// heldTotal is heldOn summed over nodes (for the whole-gang feasibility check), with the
+// holds that keep something.
+func (p *Adapter) heldTotal(nodes []fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
+	var held gang.Resources
+	var all []gang.Hold
+	for _, n := range nodes {
+		h, holds := p.heldOn(n, own)
+		held = held.Add(h)
+		all = append(all, holds...)
+	}
+	return held, all
+}
+
+// FilterHolds keeps a pod off capacity that is held for the replacement of another gang's
+// members (see gang.Reservation). Pods of the holding gang see the node as it is.
+func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	own, _ := p.store.Membership().KeyOf(pod)
+	held, holds := p.heldOn(n, own)
+	if len(holds) == 0 {
+		return nil
+	}
+	if nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+		return nil
+	}
+	p.noteHoldBlocked(pod, holds)
+	var names []string
+	until := holds[0].Until
+	for _, h := range holds {
+		names = append(names, h.Gang.Namespace+"/"+h.Gang.Name)
+		if h.Until.After(until) {
+			until = h.Until
+		}
+	}
+	sort.Strings(names)
+	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
+		strings.Join(names, ", "), until.UTC().Format(time.RFC3339)))
+}
+
+// noteHoldBlocked remembers a pod that a hold kept off a node, so that it is tried again the
+// moment the hold ends (no cluster event marks that moment).
+func (p *Adapter) noteHoldBlocked(pod *v1.Pod, holds []gang.Hold) {
+	p.timersMu.Lock()
+	defer p.timersMu.Unlock()
+	for _, h := range holds {
+		if p.holdBlocked[h.Gang] == nil {
+			p.holdBlocked[h.Gang] = map[string]*v1.Pod{}
+		}
+		p.holdBlocked[h.Gang][pod.Namespace+"/"+pod.Name] = pod
+		if p.holdTimers[h.Gang] == nil {
+			k := h.Gang
+			p.holdTimers[k] = time.AfterFunc(time.Until(h.Until)+10*time.Millisecond, func() { p.holdEnded(k) })
+		}
+	}
+}
+
+// holdEnded wakes the pods a hold of gang k kept off its nodes.
+func (p *Adapter) holdEnded(k gang.Key) {
+	p.timersMu.Lock()
+	blocked := p.holdBlocked[k]
+	delete(p.holdBlocked, k)
+	delete(p.holdTimers, k)
+	p.timersMu.Unlock()
+	if until := p.store.ReservationUntil(k); until.After(time.Now()) {
+		// The reservation was renewed meanwhile: wait for the new end.
+		p.timersMu.Lock()
+		if p.holdBlocked[k] == nil {
+			p.holdBlocked[k] = map[string]*v1.Pod{}
+		}
+		for key, pod := range blocked {
+			p.holdBlocked[k][key] = pod
+		}
+		p.holdTimers[k] = time.AfterFunc(time.Until(until)+10*time.Millisecond, func() { p.holdEnded(k) })
+		p.timersMu.Unlock()
+		return
+	}
+	pods := make([]*v1.Pod, 0, len(blocked))
+	for _, pod := range blocked {
+		pods = append(pods, pod)
+	}
+	klog.Background().V(2).Info("Reservation ended; retrying the pods it held off", "gang", k.String(), "pods", len(pods))
+	p.activatePods(klog.Background(), pods)
+}

@@ -1,0 +1,404 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// webhookNamespace is a test namespace that the test webhooks serve.
+func webhookNamespace(t *testing.T, env *framework.Env) string {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, framework.WebhookNamespaceLabel)
+	if _, err := env.Kube.CoreV1().Namespaces().Patch(context.Background(), ns, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// createPCS creates pcs, retrying while the API server has not yet picked up the webhook
+// configuration that was just registered (it refuses with a webhook-call error until then).
+func createPCS(t *testing.T, env *framework.Env, pcs *grovev1.PodCliqueSet) *grovev1.PodCliqueSet {
+	t.Helper()
+	var got *grovev1.PodCliqueSet
+	framework.Eventually(t, 30*time.Second, "PodCliqueSet "+pcs.Name+" created through the webhooks", func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Create(ctx, pcs, metav1.CreateOptions{})
+		return err == nil, err
+	})
+	return got
+}
+
+// The webhooks refuse an invalid PodCliqueSet with the field path and the reason, by the
+// typed client, by server-side apply and by kubectl apply; they default what is unset; they
+// keep the gang-defining fields immutable.
+func TestWebhooksRefuseAndDefault(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := webhookNamespace(t, env)
+	env.StartPhalanx(t, framework.Phalanx{Webhooks: true})
+
+	// Defaulting: a PCS without strategy gets RollingUpdate, 600 s, component budgets 1/0.
+	valid := workers(ns, "w", 1, 0, 600)
+	valid.Spec.UpdateStrategy = nil
+	valid.Spec.Template.Cliques[0].UpdateStrategy = nil
+	got := createPCS(t, env, valid)
+	us := got.Spec.UpdateStrategy
+	if us == nil || us.Type != grovev1.RollingUpdateStrategyType || ptr.Deref(us.ProgressDeadlineSeconds, 0) != 600 {
+		t.Errorf("stored updateStrategy %+v, want RollingUpdate with progressDeadlineSeconds 600", us)
+	}
+	if s := got.Spec.Template.Cliques[0].UpdateStrategy; s == nil || s.MaxUnavailable.String() != "1" || s.MaxSurge.String() != "0" {
+		t.Errorf("stored clique updateStrategy %+v, want maxUnavailable 1, maxSurge 0", s)
+	}
+	if m := got.Spec.Template.Cliques[0].Spec.MinAvailable; m == nil || *m != 3 {
+		t.Errorf("stored minAvailable %v, want 3 (= replicas)", m)
+	}
+
+	const bothZero = `spec.template.cliques[0].updateStrategy: Invalid value: "maxSurge=0, maxUnavailable=0": maxSurge and maxUnavailable must not both be 0`
+	invalid := workers(ns, "bad", 0, 0, 600)
+	_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, invalid, metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), bothZero) {
+		t.Errorf("create of an invalid PodCliqueSet: %v\nwant the message %q", err, bothZero)
+	}
+	// Server-side apply (kubectl apply --server-side) goes through the same webhooks.
+	raw, _ := json.Marshal(map[string]any{"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": map[string]any{"name": "bad", "namespace": ns}, "spec": invalid.Spec})
+	_, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Patch(ctx, "bad", types.ApplyPatchType, raw, metav1.PatchOptions{FieldManager: "test", Force: ptr.To(true)})
+	if err == nil || !strings.Contains(err.Error(), bothZero) {
+		t.Errorf("server-side apply of an invalid PodCliqueSet: %v", err)
+	}
+	// kubectl apply, when kubectl is installed (the message is what a user sees).
+	if kubectl, lookErr := exec.LookPath("kubectl"); lookErr == nil {
+		invalid.APIVersion, invalid.Kind = "grove.io/v1alpha1", "PodCliqueSet"
+		manifest, _ := yaml.Marshal(invalid)
+		cmd := exec.CommandContext(ctx, kubectl, "--kubeconfig", env.Cluster.Kubeconfig, "apply", "-f", "-")
+		cmd.Stdin = bytes.NewReader(manifest)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), bothZero) {
+			t.Errorf("kubectl apply of an invalid PodCliqueSet: err %v, output:\n%s", err, out)
+		}
+		t.Logf("kubectl apply says: %s", strings.TrimSpace(string(out)))
+	} else {
+		t.Log("kubectl not installed: the kubectl apply check is left out")
+	}
+
+	// Immutable: roleName of a clique.
+	err = updatePCSErr(ctx, env, ns, "w", func(p *grovev1.PodCliqueSet) { p.Spec.Template.Cliques[0].Spec.RoleName = "router" })
+	if want := `spec.template.cliques[0].spec.roleName: Invalid value: "router": was "worker"; roleName is immutable`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("roleName change: %v", err)
+	}
+	// A PCS-level budget under RollingUpdate: the CRD's own CEL rule refuses it before the
+	// validating webhook is called (it also protects clusters without the webhooks).
+	err = updatePCSErr(ctx, env, ns, "w", func(p *grovev1.PodCliqueSet) {
+		p.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{MaxSurge: ptr.To(intstr.FromInt32(1))}
+	})
+	if want := `spec.updateStrategy.rollingUpdate: Invalid value: rollingUpdate budgets at the PodCliqueSet level are only allowed with type ReplicaRecreate`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("PCS-level maxSurge under RollingUpdate: %v", err)
+	}
+}
+
+func updatePCSErr(ctx context.Context, env *framework.Env, ns, name string, change func(*grovev1.PodCliqueSet)) error {
+	cur, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	change(cur)
+	_, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+	return err
+}
+
+func surgeBlocked(ctx context.Context, env *framework.Env, ns, name string) (*metav1.Condition, error) {
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionSurgeBlocked)
+	if c == nil {
+		return nil, fmt.Errorf("no SurgeBlocked condition yet")
+	}
+	return c, nil
+}
+
+func waitUpdated(t *testing.T, env *framework.Env, ns, name, image string, pods int) {
+	t.Helper()
+	framework.Eventually(t, wait, name+" updated to "+image, func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+		live, err := listPods(ctx, env, ns, name)
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == image && readyPod(p) {
+				n++
+			}
+		}
+		if c == nil || c.Reason != "UpdateComplete" || len(live) != pods || n != pods {
+			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on %s", c, len(live), n, image)
+		}
+		return true, nil
+	})
+}
+
+// Surge admission on a full cluster (2 group replicas of 3 whole-node pods on 6 nodes, no
+// room for a surge group replica): with maxUnavailable 1 the update completes without ever
+// creating a surge pod; with maxUnavailable 0 it reports SurgeBlocked with the missing GPUs
+// and completes by itself once nodes are added, the scheduler having been restarted (webhooks
+// and surge admission with it) in the middle.
+func TestSurgeAdmission(t *testing.T) {
+	t.Run("maxUnavailable 1 falls back, no surge pod", func(t *testing.T) {
+		env := framework.Shared(t)
+		ns := webhookNamespace(t, env)
+		env.AddNodes(t, gpuNodes("sa1", 6))
+		env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
+		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 1))
+		waitAvailable(t, env, ns, "g", 1, 6)
+		var mu sync.Mutex
+		sawSurge, blocked := false, ""
+		stopWatch := watchPods(t, env, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+			mu.Lock()
+			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "2"
+			mu.Unlock()
+		})
+		setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
+		framework.Eventually(t, wait, "SurgeBlocked=True", func(ctx context.Context) (bool, error) {
+			c, err := surgeBlocked(ctx, env, ns, "g")
+			if err != nil {
+				return false, err
+			}
+			blocked = c.Message
+			return c.Status == metav1.ConditionTrue, nil
+		})
+		waitUpdated(t, env, ns, "g", "registry.example.com/llm/prefill:v2", 6)
+		stopWatch()
+		mu.Lock()
+		defer mu.Unlock()
+		if sawSurge {
+			t.Error("a surge pod (group replica 2) was created although it could not fit")
+		}
+		if want := "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; the update goes on within maxUnavailable 1 instead"; blocked != want {
+			t.Errorf("SurgeBlocked message %q\nwant %q", blocked, want)
+		}
+		c, err := surgeBlocked(framework.Context(t), env, ns, "g")
+		if err != nil || c.Status != metav1.ConditionFalse {
+			t.Errorf("SurgeBlocked after the update: %+v, %v", c, err)
+		}
+	})
+
+	t.Run("maxUnavailable 0 waits, survives a restart, completes when nodes are added", func(t *testing.T) {
+		env := framework.Shared(t)
+		ctx := framework.Context(t)
+		ns := webhookNamespace(t, env)
+		env.AddNodes(t, gpuNodes("sa0", 6))
+		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
+		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 0))
+		waitAvailable(t, env, ns, "g", 1, 6)
+		setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
+		const want = "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
+		framework.Eventually(t, wait, "SurgeBlocked=True naming the missing GPUs", func(ctx context.Context) (bool, error) {
+			c, err := surgeBlocked(ctx, env, ns, "g")
+			if err != nil {
+				return false, err
+			}
+			if c.Status != metav1.ConditionTrue || c.Message != want {
+				return false, fmt.Errorf("SurgeBlocked %s %q", c.Status, c.Message)
+			}
+			return true, nil
+		})
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=SurgeBlocked"})
+		if err != nil || len(events.Items) == 0 || !strings.Contains(events.Items[0].Message, "needs 24 nvidia.com/gpu") {
+			t.Errorf("no SurgeBlocked event with the missing capacity: %v %v", events, err)
+		}
+		pods, _ := listPods(ctx, env, ns, "g")
+		if len(pods) != 6 {
+			t.Errorf("%d pods while the surge is blocked, want the 6 old ones", len(pods))
+		}
+
+		// Restart mid-update: the new process serves the webhooks again (same certificate
+		// from the Secret, re-registered on its new port) and decides surge admission again.
+		stop()
+		env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
+		framework.Eventually(t, 30*time.Second, "the restarted webhooks refuse an invalid change", func(ctx context.Context) (bool, error) {
+			err := updatePCSErr(ctx, env, ns, "g", func(p *grovev1.PodCliqueSet) {
+				p.Spec.Template.PodCliqueScalingGroupConfigs[0].UpdateStrategy.MaxSurge = ptr.To(intstr.FromString("150%"))
+			})
+			if err != nil && strings.Contains(err.Error(), `podCliqueScalingGroups[0].updateStrategy.maxSurge: Invalid value: "150%": a percentage must be between 0% and 100%`) {
+				return true, nil
+			}
+			return false, fmt.Errorf("update answered: %v", err)
+		})
+		framework.Eventually(t, wait, "SurgeBlocked still True after the restart", func(ctx context.Context) (bool, error) {
+			c, err := surgeBlocked(ctx, env, ns, "g")
+			return err == nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration > 0, err
+		})
+
+		var mu sync.Mutex
+		sawSurge := false
+		stopWatch := watchPods(t, env, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+			mu.Lock()
+			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "2"
+			mu.Unlock()
+		})
+		env.AddNodes(t, gpuNodes("sa0more", 3))
+		waitUpdated(t, env, ns, "g", "registry.example.com/llm/prefill:v2", 6)
+		stopWatch()
+		mu.Lock()
+		defer mu.Unlock()
+		if !sawSurge {
+			t.Error("no surge pod seen once the nodes were added: the update should have surged")
+		}
+		c, err := surgeBlocked(ctx, env, ns, "g")
+		if err != nil || c.Status != metav1.ConditionFalse {
+			t.Errorf("SurgeBlocked after the update: %+v, %v", c, err)
+		}
+	})
+}
+
+// recreateSet is a ReplicaRecreate PodCliqueSet of one replica: 2 whole-node pods, recreated
+// one replica at a time without surge.
+func recreateSet(ns string) *grovev1.PodCliqueSet {
+	pcs := workers(ns, "rr", 0, 0, 600)
+	pcs.Spec.Template.Cliques[0].Spec.Replicas = 2
+	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
+	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
+	pcs.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+	return pcs
+}
+
+// competitor is a pending gang of 2 whole-node pods that would fit the GPUs a recreated
+// replica frees.
+func competitor(ns string) framework.Gang {
+	return framework.Gang{Namespace: ns, Name: "other", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
+}
+
+func boundPods(ctx context.Context, env *framework.Env, ns, gangName string) int {
+	pods, err := env.GangPods(ctx, ns, gangName)
+	if err != nil {
+		return -1
+	}
+	return framework.CountBound(pods)
+}
+
+// Replacement reservation: while a replica is recreated (ReplicaRecreate, no surge) on a full
+// cluster, a competing gang that is already waiting and would fit the freed GPUs does not take
+// them: the replacement lands there. When the replacement cannot be placed at all (its new
+// template selects no node), the competitor gets the GPUs once the hold expires, not before.
+func TestReplacementReservation(t *testing.T) {
+	t.Run("the replacement gets the freed capacity", func(t *testing.T) {
+		env := framework.Shared(t)
+		ctx := framework.Context(t)
+		ns := env.NewNamespace(t)
+		env.AddNodes(t, gpuNodes("hold", 2))
+		env.StartPhalanx(t, framework.Phalanx{Controller: true})
+		if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, recreateSet(ns), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitAvailable(t, env, ns, "rr", 1, 2)
+		env.CreateGang(t, competitor(ns))
+		framework.Eventually(t, wait, "the competitor waits for capacity", func(ctx context.Context) (bool, error) {
+			g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "other", metav1.GetOptions{})
+			return err == nil && meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionUnschedulable), err
+		})
+		var mu sync.Mutex
+		competitorBound := false
+		stopWatch := watchPods(t, env, ns, "rr", func(map[string]corev1.Pod, *corev1.Pod) {})
+		defer stopWatch()
+		setImage(t, env, ns, "rr", "registry.example.com/llm/worker:v2")
+		framework.Eventually(t, wait, "the recreated replica Running on the freed nodes", func(ctx context.Context) (bool, error) {
+			if boundPods(ctx, env, ns, "other") > 0 {
+				mu.Lock()
+				competitorBound = true
+				mu.Unlock()
+			}
+			live, err := listPods(ctx, env, ns, "rr")
+			if err != nil {
+				return false, err
+			}
+			n := 0
+			for _, p := range live {
+				if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && p.Spec.NodeName != "" {
+					n++
+				}
+			}
+			return n == 2, nil
+		})
+		if competitorBound || boundPods(ctx, env, ns, "other") != 0 {
+			t.Error("the competing gang took GPUs freed for the recreated replica")
+		}
+		g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "rr-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Annotations[schedv1.AnnotationReservation] == "" || g.Spec.ReuseReservationRef == nil || g.Spec.ReuseReservationRef.Name != "rr-0" {
+			t.Errorf("recreated gang without its reservation: annotations %v, reuseReservationRef %v", g.Annotations, g.Spec.ReuseReservationRef)
+		}
+	})
+
+	t.Run("the competitor may take it after the hold expires", func(t *testing.T) {
+		env := framework.Shared(t)
+		ctx := framework.Context(t)
+		ns := env.NewNamespace(t)
+		env.AddNodes(t, gpuNodes("expire", 2))
+		const hold = 4 * time.Second
+		env.StartPhalanx(t, framework.Phalanx{Controller: true, ReservationHold: hold})
+		if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, recreateSet(ns), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitAvailable(t, env, ns, "rr", 1, 2)
+		env.CreateGang(t, competitor(ns))
+		// The new revision selects no node: its pods can never use the held GPUs.
+		updatePCS(t, env, ns, "rr", func(p *grovev1.PodCliqueSet) {
+			p.Spec.Template.Cliques[0].Spec.PodSpec.NodeSelector = map[string]string{"phalanx.dev/no-such-node": "true"}
+		})
+		var since time.Time
+		framework.Eventually(t, wait, "the recreated gang's reservation", func(ctx context.Context) (bool, error) {
+			g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "rr-0", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			var r schedv1.Reservation
+			if err := json.Unmarshal([]byte(g.Annotations[schedv1.AnnotationReservation]), &r); err != nil {
+				return false, fmt.Errorf("annotation %q: %v", g.Annotations[schedv1.AnnotationReservation], err)
+			}
+			since = r.Since.Time
+			return len(r.Nodes) == 2, nil
+		})
+		framework.Eventually(t, wait, "the competitor bound after the hold", func(ctx context.Context) (bool, error) {
+			return boundPods(ctx, env, ns, "other") == 2, nil
+		})
+		pods, err := env.GangPods(ctx, ns, "other")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods {
+			for _, c := range p.Status.Conditions {
+				// Bound at or after the end of the hold (the annotation has second precision).
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue && c.LastTransitionTime.Time.Before(since.Add(hold-time.Second)) {
+					t.Errorf("competitor pod %s bound at %s, before the hold ended (%s + %s)", p.Name, c.LastTransitionTime.Time, since, hold)
+				}
+			}
+		}
+	})
+}
