@@ -32,7 +32,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: build tools test test-unit test-integration test-e2e generate verify run down clean help
+.PHONY: build tools test test-unit test-integration test-e2e test-e2e-stress generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -91,9 +91,13 @@ test-integration: tools ## Integration tests against a real kube-apiserver, etcd
 	@echo ">> integration tests (real kube-apiserver, etcd and kwok; scheduler in process)"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/integration/...
 
-test-e2e: tools build ## End-to-end tests (phalanx-scheduler as a separate process).
-	@if [ -d test/e2e ]; then echo ">> e2e tests"; $(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...; \
-	 else echo ">> e2e tests: none yet"; fi
+test-e2e: tools build ## End-to-end: manifests/ applied, phalanx-scheduler as 2 processes (PHALANX_E2E_KUBECONFIG: any cluster).
+	@echo ">> e2e tests (manifests/ applied; phalanx-scheduler as two separate processes with its ServiceAccount)"
+	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
+
+E2E_STRESS_COUNT ?= 10
+test-e2e-stress: tools build ## The leader-kill and node-loss e2e tests, E2E_STRESS_COUNT (10) times in a row.
+	@$(GO) test $(GOFLAGS_M) -count=$(E2E_STRESS_COUNT) -timeout 60m -run 'TestLeaderKilledMidUpdate|TestNodeLostMidUpdate' ./test/e2e/...
 
 run: tools build $(BIN)/localup $(BIN)/demo ## Local control plane with fake GPU nodes + phalanx-scheduler + a PodCliqueSet.
 	@hack/run.sh $(ARGS)

@@ -405,6 +405,9 @@ func (s *Store) Admit(pod *v1.Pod) (bool, Wait) {
 // missingLocked lists the podgroups with fewer than minReplicas non-surge members present
 // and ungated, as "worker has 1 of 2".
 func missingLocked(e *entry) []string {
+	if e.spec == nil {
+		return []string{"the gang object does not exist"}
+	}
 	var missing []string
 	for i, pg := range e.spec.PodGroups {
 		var present int32
@@ -444,7 +447,10 @@ func (s *Store) PendingNeed(k Key) (need Resources, members int) {
 	for _, m := range deficit {
 		need = need.Add(m.Requests)
 	}
-	if floor := e.spec.MinResources; floor != nil && len(deficit) > 0 {
+	if len(deficit) == 0 {
+		return Resources{}, 0
+	}
+	if floor := e.spec.MinResources; floor != nil {
 		need = Resources{MilliCPU: max(need.MilliCPU, floor.MilliCPU), Memory: max(need.Memory, floor.Memory), GPU: max(need.GPU, floor.GPU)}
 	}
 	return need, len(deficit)

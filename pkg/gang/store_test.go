@@ -372,3 +372,27 @@ func TestPendingNeedMinResourcesFloor(t *testing.T) {
 		t.Fatalf("PendingNeed after the quorum = %+v for %d pods, want nothing", need, n)
 	}
 }
+
+// A gang object deleted while its members remain (ReplicaRecreate deletes and recreates the
+// gangs of a replica): every query answers without the spec instead of failing.
+func TestDeletedSpecWithMembers(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	s.UpsertPod(pod("g", "w", 0))
+	s.UpsertPod(pod("g", "w", 1, bound))
+	s.DeleteSpec(key("g"))
+	if need, n := s.PendingNeed(key("g")); n != 0 || need != (Resources{}) {
+		t.Errorf("PendingNeed = %v, %d", need, n)
+	}
+	if s.MembersPresent(key("g")) || s.QuorumMet(key("g")) || s.Established(key("g")) {
+		t.Error("a gang without its object counts as present, at quorum or established")
+	}
+	if ok, w := s.Admit(pod("g", "w", 0)); ok || w.Message == "" {
+		t.Errorf("Admit = %v, %+v", ok, w)
+	}
+	_ = s.PendingRequests(key("g"))
+	_ = s.Status(key("g"))
+	if holds := s.HoldsOn("node-g-w-1", Key{}); len(holds) != 0 {
+		t.Errorf("holds %v", holds)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
@@ -34,6 +35,11 @@ type Env struct {
 	Config  *rest.Config
 	Kube    kubernetes.Interface
 	Phalanx versioned.Interface
+	// Kubeconfig is the path of an admin kubeconfig for the cluster.
+	Kubeconfig string
+	// External: the cluster was not started by the tests (PHALANX_E2E_KUBECONFIG); Cluster is
+	// nil and Phalanx runs in it already.
+	External bool
 }
 
 var shared *Env
@@ -41,16 +47,24 @@ var shared *Env
 // Main starts (or attaches to) the control plane, runs the tests and stops what it started.
 // Call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(run(m, false))
+	os.Exit(run(m, false, nil))
 }
 
 // MainWithControllers is Main with a kube-controller-manager in the control plane, for tests
 // of Jobs and Deployments.
 func MainWithControllers(m *testing.M) {
-	os.Exit(run(m, true))
+	os.Exit(run(m, true, nil))
 }
 
-func run(m *testing.M, controllers bool) int {
+// MainE2E runs the end-to-end suite: against PHALANX_E2E_KUBECONFIG when it is set (any
+// cluster, e.g. the one hack/kind-up.sh made), otherwise against a local control plane with a
+// kube-controller-manager. setup runs once before the tests (it deploys Phalanx) and its
+// cleanup after them.
+func MainE2E(m *testing.M, setup func(*Env) (cleanup func(), err error)) {
+	os.Exit(run(m, true, setup))
+}
+
+func run(m *testing.M, controllers bool, setup func(*Env) (func(), error)) int {
 	ctx := context.Background()
 	root, err := localcluster.RepoRoot()
 	if err != nil {
@@ -58,7 +72,15 @@ func run(m *testing.M, controllers bool) int {
 		return 1
 	}
 	var cluster *localcluster.Cluster
-	if dir := os.Getenv("PHALANX_LOCAL_DIR"); dir != "" {
+	external := os.Getenv("PHALANX_E2E_KUBECONFIG")
+	if setup != nil && external != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", external)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "PHALANX_E2E_KUBECONFIG: %v\n", err)
+			return 1
+		}
+		cluster = &localcluster.Cluster{Kubeconfig: external, Config: cfg}
+	} else if dir := os.Getenv("PHALANX_LOCAL_DIR"); dir != "" {
 		if cluster, err = localcluster.Attach(ctx, dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -89,9 +111,11 @@ func run(m *testing.M, controllers bool) int {
 		defer cluster.Stop()
 		fmt.Fprintf(os.Stderr, "local control plane up in %s (%s)\n", time.Since(start).Round(10*time.Millisecond), runDir)
 	}
-	if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
-		fmt.Fprintf(os.Stderr, "installing CRDs: %v\n", err)
-		return 1
+	if setup == nil {
+		if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
+			fmt.Fprintf(os.Stderr, "installing CRDs: %v\n", err)
+			return 1
+		}
 	}
 	kube, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
@@ -103,7 +127,16 @@ func run(m *testing.M, controllers bool) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	shared = &Env{Root: root, Cluster: cluster, Config: cluster.Config, Kube: kube, Phalanx: phalanx}
+	shared = &Env{Root: root, Cluster: cluster, Config: cluster.Config, Kube: kube, Phalanx: phalanx,
+		Kubeconfig: cluster.Kubeconfig, External: external != "" && setup != nil}
+	if setup != nil {
+		cleanup, err := setup(shared)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "setting up: %v\n", err)
+			return 1
+		}
+		defer cleanup()
+	}
 	return m.Run()
 }
 

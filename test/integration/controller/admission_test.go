@@ -137,31 +137,6 @@ func surgeBlocked(ctx context.Context, env *framework.Env, ns, name string) (*me
 	return c, nil
 }
 
-func waitUpdated(t *testing.T, env *framework.Env, ns, name, image string, pods int) {
-	t.Helper()
-	framework.Eventually(t, wait, name+" updated to "+image, func(ctx context.Context) (bool, error) {
-		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
-		live, err := listPods(ctx, env, ns, name)
-		if err != nil {
-			return false, err
-		}
-		n := 0
-		for _, p := range live {
-			if p.Spec.Containers[0].Image == image && readyPod(p) {
-				n++
-			}
-		}
-		if c == nil || c.Reason != "UpdateComplete" || len(live) != pods || n != pods {
-			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on %s", c, len(live), n, image)
-		}
-		return true, nil
-	})
-}
-
 // Surge admission on a full cluster (2 group replicas of 3 whole-node pods on 6 nodes, no
 // room for a surge group replica): with maxUnavailable 1 the update completes without ever
 // creating a surge pod; with maxUnavailable 0 it reports SurgeBlocked with the missing GPUs
@@ -171,18 +146,18 @@ func TestSurgeAdmission(t *testing.T) {
 	t.Run("maxUnavailable 1 falls back, no surge pod", func(t *testing.T) {
 		env := framework.Shared(t)
 		ns := webhookNamespace(t, env)
-		env.AddNodes(t, gpuNodes("sa1", 6))
+		env.AddNodes(t, framework.GPUNodes("sa1", 6))
 		env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
 		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 1))
-		waitAvailable(t, env, ns, "g", 1, 6)
+		env.WaitAvailable(t, ns, "g", 1, 6)
 		var mu sync.Mutex
 		sawSurge, blocked := false, ""
-		stopWatch := watchPods(t, env, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+		stopWatch := env.WatchPods(t, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
 			mu.Lock()
 			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "2"
 			mu.Unlock()
 		})
-		setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
+		env.SetImage(t, ns, "g", "registry.example.com/llm/prefill:v2")
 		framework.Eventually(t, wait, "SurgeBlocked=True", func(ctx context.Context) (bool, error) {
 			c, err := surgeBlocked(ctx, env, ns, "g")
 			if err != nil {
@@ -191,7 +166,7 @@ func TestSurgeAdmission(t *testing.T) {
 			blocked = c.Message
 			return c.Status == metav1.ConditionTrue, nil
 		})
-		waitUpdated(t, env, ns, "g", "registry.example.com/llm/prefill:v2", 6)
+		env.WaitUpdated(t, ns, "g", "registry.example.com/llm/prefill:v2", 6)
 		stopWatch()
 		mu.Lock()
 		defer mu.Unlock()
@@ -211,11 +186,11 @@ func TestSurgeAdmission(t *testing.T) {
 		env := framework.Shared(t)
 		ctx := framework.Context(t)
 		ns := webhookNamespace(t, env)
-		env.AddNodes(t, gpuNodes("sa0", 6))
+		env.AddNodes(t, framework.GPUNodes("sa0", 6))
 		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
 		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 0))
-		waitAvailable(t, env, ns, "g", 1, 6)
-		setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
+		env.WaitAvailable(t, ns, "g", 1, 6)
+		env.SetImage(t, ns, "g", "registry.example.com/llm/prefill:v2")
 		const want = "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
 		framework.Eventually(t, wait, "SurgeBlocked=True naming the missing GPUs", func(ctx context.Context) (bool, error) {
 			c, err := surgeBlocked(ctx, env, ns, "g")
@@ -231,7 +206,7 @@ func TestSurgeAdmission(t *testing.T) {
 		if err != nil || len(events.Items) == 0 || !strings.Contains(events.Items[0].Message, "needs 24 nvidia.com/gpu") {
 			t.Errorf("no SurgeBlocked event with the missing capacity: %v %v", events, err)
 		}
-		pods, _ := listPods(ctx, env, ns, "g")
+		pods, _ := env.ListPods(ctx, ns, "g")
 		if len(pods) != 6 {
 			t.Errorf("%d pods while the surge is blocked, want the 6 old ones", len(pods))
 		}
@@ -256,13 +231,13 @@ func TestSurgeAdmission(t *testing.T) {
 
 		var mu sync.Mutex
 		sawSurge := false
-		stopWatch := watchPods(t, env, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+		stopWatch := env.WatchPods(t, ns, "g", func(_ map[string]corev1.Pod, p *corev1.Pod) {
 			mu.Lock()
 			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "2"
 			mu.Unlock()
 		})
-		env.AddNodes(t, gpuNodes("sa0more", 3))
-		waitUpdated(t, env, ns, "g", "registry.example.com/llm/prefill:v2", 6)
+		env.AddNodes(t, framework.GPUNodes("sa0more", 3))
+		env.WaitUpdated(t, ns, "g", "registry.example.com/llm/prefill:v2", 6)
 		stopWatch()
 		mu.Lock()
 		defer mu.Unlock()
@@ -310,12 +285,12 @@ func TestReplacementReservation(t *testing.T) {
 		env := framework.Shared(t)
 		ctx := framework.Context(t)
 		ns := env.NewNamespace(t)
-		env.AddNodes(t, gpuNodes("hold", 2))
+		env.AddNodes(t, framework.GPUNodes("hold", 2))
 		env.StartPhalanx(t, framework.Phalanx{Controller: true})
 		if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, recreateSet(ns), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitAvailable(t, env, ns, "rr", 1, 2)
+		env.WaitAvailable(t, ns, "rr", 1, 2)
 		env.CreateGang(t, competitor(ns))
 		framework.Eventually(t, wait, "the competitor waits for capacity", func(ctx context.Context) (bool, error) {
 			g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "other", metav1.GetOptions{})
@@ -323,16 +298,16 @@ func TestReplacementReservation(t *testing.T) {
 		})
 		var mu sync.Mutex
 		competitorBound := false
-		stopWatch := watchPods(t, env, ns, "rr", func(map[string]corev1.Pod, *corev1.Pod) {})
+		stopWatch := env.WatchPods(t, ns, "rr", func(map[string]corev1.Pod, *corev1.Pod) {})
 		defer stopWatch()
-		setImage(t, env, ns, "rr", "registry.example.com/llm/worker:v2")
+		env.SetImage(t, ns, "rr", "registry.example.com/llm/worker:v2")
 		framework.Eventually(t, wait, "the recreated replica Running on the freed nodes", func(ctx context.Context) (bool, error) {
 			if boundPods(ctx, env, ns, "other") > 0 {
 				mu.Lock()
 				competitorBound = true
 				mu.Unlock()
 			}
-			live, err := listPods(ctx, env, ns, "rr")
+			live, err := env.ListPods(ctx, ns, "rr")
 			if err != nil {
 				return false, err
 			}
@@ -360,16 +335,16 @@ func TestReplacementReservation(t *testing.T) {
 		env := framework.Shared(t)
 		ctx := framework.Context(t)
 		ns := env.NewNamespace(t)
-		env.AddNodes(t, gpuNodes("expire", 2))
+		env.AddNodes(t, framework.GPUNodes("expire", 2))
 		const hold = 4 * time.Second
 		env.StartPhalanx(t, framework.Phalanx{Controller: true, ReservationHold: hold})
 		if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, recreateSet(ns), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitAvailable(t, env, ns, "rr", 1, 2)
+		env.WaitAvailable(t, ns, "rr", 1, 2)
 		env.CreateGang(t, competitor(ns))
 		// The new revision selects no node: its pods can never use the held GPUs.
-		updatePCS(t, env, ns, "rr", func(p *grovev1.PodCliqueSet) {
+		env.UpdatePCS(t, ns, "rr", func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[0].Spec.PodSpec.NodeSelector = map[string]string{"phalanx.dev/no-such-node": "true"}
 		})
 		var since time.Time

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,12 +16,9 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
-	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
@@ -51,58 +46,6 @@ func sample(t *testing.T, env *framework.Env, ns string) *grovev1.PodCliqueSet {
 	return pcs
 }
 
-func gpuNodes(prefix string, n int) localcluster.NodeShape {
-	return localcluster.NodeShape{Prefix: prefix, Count: n, GPUs: 8, CPU: "64", Memory: "512Gi"}
-}
-
-func selector(pcs string) string {
-	return labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs}).String()
-}
-
-func listPods(ctx context.Context, env *framework.Env, ns, pcs string) ([]corev1.Pod, error) {
-	list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector(pcs)})
-	if err != nil {
-		return nil, err
-	}
-	var live []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			live = append(live, p)
-		}
-	}
-	return live, nil
-}
-
-func waitAvailable(t *testing.T, env *framework.Env, ns, name string, replicas int32, pods int) {
-	t.Helper()
-	var last string
-	framework.Eventually(t, wait, fmt.Sprintf("%s: %d replicas available with %d pods Running", name, replicas, pods), func(ctx context.Context) (bool, error) {
-		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		list, err := listPods(ctx, env, ns, name)
-		if err != nil {
-			return false, err
-		}
-		running := 0
-		var notRunning []string
-		for _, p := range list {
-			if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning {
-				running++
-			} else {
-				notRunning = append(notRunning, fmt.Sprintf("%s(node %q, %s)", p.Name, p.Spec.NodeName, p.Status.Phase))
-			}
-		}
-		last = fmt.Sprintf("status replicas %d available %d; %d pods, %d Running; not running: %v", pcs.Status.Replicas, pcs.Status.AvailableReplicas, len(list), running, notRunning)
-		ok := pcs.Status.AvailableReplicas == replicas && pcs.Status.Replicas == replicas && running == pods && len(list) == pods
-		if !ok {
-			return false, fmt.Errorf("%s", last)
-		}
-		return true, nil
-	})
-}
-
 func envOf(p corev1.Pod) map[string]string {
 	m := map[string]string{}
 	for _, e := range p.Spec.Containers[0].Env {
@@ -118,14 +61,14 @@ func TestDisaggregatedExample(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("disagg", 16))
+	env.AddNodes(t, framework.GPUNodes("disagg", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	waitAvailable(t, env, ns, pcsName, 2, 30)
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
 	t.Logf("available after %s", time.Since(start).Round(time.Millisecond))
 
 	gangs, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
@@ -177,7 +120,7 @@ func TestDisaggregatedExample(t *testing.T) {
 		t.Errorf("want 2 headless services, got %d", len(svcs.Items))
 	}
 
-	pods, err := listPods(ctx, env, ns, pcsName)
+	pods, err := env.ListPods(ctx, ns, pcsName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,49 +172,19 @@ func TestDisaggregatedExample(t *testing.T) {
 	})
 }
 
-// updatePCS changes a PodCliqueSet's spec, retrying on conflicts with the controller's status
-// writes.
-func updatePCS(t *testing.T, env *framework.Env, ns, name string, change func(*grovev1.PodCliqueSet)) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		change(pcs)
-		_, err = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(context.Background(), pcs, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("updating PodCliqueSet %s: %v", name, err)
-	}
-}
-
-func indicesOf(pods []corev1.Pod, clique string) []int {
-	var out []int
-	for _, p := range pods {
-		if p.Labels[grovev1.LabelPodClique] == clique {
-			i, _ := strconv.Atoi(p.Labels[grovev1.LabelPodCliquePodIndex])
-			out = append(out, i)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
 // Must show 2: scaling a scaling group (its scale subresource) 2 -> 3 -> 2 and the
 // PodCliqueSet 2 -> 3 -> 2; indices stay dense.
 func TestScaling(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("scale", 24))
+	env.AddNodes(t, framework.GPUNodes("scale", 24))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, pcsName, 2, 30)
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
 
 	sg := workload.ScalingGroupName(pcsName, 0, "prefill")
 	setScale := func(n int32) {
@@ -283,28 +196,28 @@ func TestScaling(t *testing.T) {
 		}
 	}
 	setScale(3)
-	waitAvailable(t, env, ns, pcsName, 2, 33)
-	pods, _ := listPods(ctx, env, ns, pcsName)
-	if got := indicesOf(pods, workload.GroupCliqueName(pcsName, 0, "prefill", 2, "prefill-worker")); fmt.Sprint(got) != "[0 1]" {
+	env.WaitAvailable(t, ns, pcsName, 2, 33)
+	pods, _ := env.ListPods(ctx, ns, pcsName)
+	if got := framework.IndicesOf(pods, workload.GroupCliqueName(pcsName, 0, "prefill", 2, "prefill-worker")); fmt.Sprint(got) != "[0 1]" {
 		t.Errorf("new group replica's worker indices %v", got)
 	}
 	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, workload.ScaledPodGangName(pcsName, 0, "prefill", 2), metav1.GetOptions{}); err != nil {
 		t.Errorf("scaled gang of the new group replica: %v", err)
 	}
 	setScale(2)
-	waitAvailable(t, env, ns, pcsName, 2, 30)
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
 
-	updatePCS(t, env, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 3 })
-	waitAvailable(t, env, ns, pcsName, 3, 45)
-	updatePCS(t, env, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 2 })
-	waitAvailable(t, env, ns, pcsName, 2, 30)
-	pods, _ = listPods(ctx, env, ns, pcsName)
+	env.UpdatePCS(t, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 3 })
+	env.WaitAvailable(t, ns, pcsName, 3, 45)
+	env.UpdatePCS(t, ns, pcsName, func(pcs *grovev1.PodCliqueSet) { pcs.Spec.Replicas = 2 })
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
+	pods, _ = env.ListPods(ctx, ns, pcsName)
 	for _, p := range pods {
 		if p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == "2" {
 			t.Errorf("pod %s of the removed replica 2 remains", p.Name)
 		}
 	}
-	if got := indicesOf(pods, workload.PodCliqueName(pcsName, 1, "frontend")); fmt.Sprint(got) != "[0 1 2]" {
+	if got := framework.IndicesOf(pods, workload.PodCliqueName(pcsName, 1, "frontend")); fmt.Sprint(got) != "[0 1 2]" {
 		t.Errorf("frontend indices %v, want dense [0 1 2]", got)
 	}
 }
@@ -313,7 +226,7 @@ func TestScaling(t *testing.T) {
 // ends in the same state, and no pod was created twice.
 func TestRestartMidCreation(t *testing.T) {
 	env := framework.Shared(t)
-	env.AddNodes(t, gpuNodes("restart", 16))
+	env.AddNodes(t, framework.GPUNodes("restart", 16))
 	env.StartScheduler(t, nil)
 	// A PodCliqueSet of the example takes 60 creates: 4 scaling groups, 18 cliques, 2
 	// services, 6 gangs, then 30 pods.
@@ -339,7 +252,7 @@ func TestRestartMidCreation(t *testing.T) {
 			}
 			<-crashed
 			stop()
-			before, err := listPods(ctx, env, ns, pcsName)
+			before, err := env.ListPods(ctx, ns, pcsName)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,8 +261,8 @@ func TestRestartMidCreation(t *testing.T) {
 				uids[p.Name] = p.UID
 			}
 			env.StartController(t, nil)
-			waitAvailable(t, env, ns, pcsName, 2, 30)
-			after, err := listPods(ctx, env, ns, pcsName)
+			env.WaitAvailable(t, ns, pcsName, 2, 30)
+			after, err := env.ListPods(ctx, ns, pcsName)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,7 +287,7 @@ func TestForeignSchedulerNameLeftAlone(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("foreign", 16))
+	env.AddNodes(t, framework.GPUNodes("foreign", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	pcs := sample(t, env, ns)
@@ -385,7 +298,7 @@ func TestForeignSchedulerNameLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, wait, "30 pods and 6 gangs created", func(ctx context.Context) (bool, error) {
-		pods, err := listPods(ctx, env, ns, pcsName)
+		pods, err := env.ListPods(ctx, ns, pcsName)
 		if err != nil {
 			return false, err
 		}
@@ -396,7 +309,7 @@ func TestForeignSchedulerNameLeftAlone(t *testing.T) {
 	probe := framework.Gang{Namespace: ns, Name: "probe", Groups: []framework.Group{{Name: "p", Pods: 1, MinReplicas: 1, GPUs: 1}}}
 	env.CreateGang(t, probe)
 	env.WaitGangBound(t, ns, "probe", 1, wait)
-	pods, err := listPods(ctx, env, ns, pcsName)
+	pods, err := env.ListPods(ctx, ns, pcsName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,13 +335,13 @@ func TestDuplicateIndexReported(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("dup", 16))
+	env.AddNodes(t, framework.GPUNodes("dup", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, pcsName, 2, 30)
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
 	clique := workload.PodCliqueName(pcsName, 0, "frontend")
 	victim := workload.PodName(clique, 1)
 	patch := []byte(`{"metadata":{"labels":{"` + grovev1.LabelPodCliquePodIndex + `":"0"}}}`)
@@ -447,11 +360,11 @@ func TestDuplicateIndexReported(t *testing.T) {
 		}
 		return false, nil
 	})
-	pods, err := listPods(ctx, env, ns, pcsName)
+	pods, err := env.ListPods(ctx, ns, pcsName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := indicesOf(pods, clique); fmt.Sprint(got) != "[0 0 2]" || len(pods) != 30 {
+	if got := framework.IndicesOf(pods, clique); fmt.Sprint(got) != "[0 0 2]" || len(pods) != 30 {
 		t.Errorf("indices %v, %d pods: the conflicting pods must stay as they are", got, len(pods))
 	}
 }

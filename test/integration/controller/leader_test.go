@@ -19,7 +19,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("leader", 24))
+	env.AddNodes(t, framework.GPUNodes("leader", 24))
 	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.Cluster.Kubeconfig, LeaderElect: true,
 		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond})
 	if err != nil {
@@ -35,7 +35,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, first, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "first", 2, 30)
+	env.WaitAvailable(t, ns, "first", 2, 30)
 
 	env.StartPhalanx(t, framework.Phalanx{Config: config, Controller: true, Configure: counter(&byB)})
 	second := sample(t, env, ns)
@@ -43,7 +43,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, second, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "second", 1, 15)
+	env.WaitAvailable(t, ns, "second", 1, 15)
 	if n := byB.Load(); n != 0 {
 		t.Fatalf("the follower created %d objects while the leader was alive", n)
 	}
@@ -57,7 +57,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, third, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "third", 1, 15)
+	env.WaitAvailable(t, ns, "third", 1, 15)
 	if byB.Load() != 30 {
 		t.Errorf("the new leader created %d objects, want the 30 of the third PodCliqueSet", byB.Load())
 	}

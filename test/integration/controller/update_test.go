@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -41,15 +40,6 @@ func workers(ns, name string, surge, unavailable int32, deadline int32) *grovev1
 	}
 }
 
-func setImage(t *testing.T, env *framework.Env, ns, name, image string) {
-	t.Helper()
-	updatePCS(t, env, ns, name, func(pcs *grovev1.PodCliqueSet) {
-		for i := range pcs.Spec.Template.Cliques {
-			pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = image
-		}
-	})
-}
-
 // The design's PodClique example end to end: replicas=3, maxSurge=1, maxUnavailable=0 on
 // room for exactly 4 pods. The surge pod (index 3) joins the established gang, the old pods
 // are replaced one by one, the surge pod goes last; never more than 4 pods, never fewer than
@@ -58,21 +48,21 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("roll", 4))
+	env.AddNodes(t, framework.GPUNodes("roll", 4))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "w", 1, 0, 600), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "w", 1, 3)
+	env.WaitAvailable(t, ns, "w", 1, 3)
 
 	// Watch the update from the side, every pod event: the most pods alive and the fewest Ready.
 	var mu sync.Mutex
 	maxAlive, minReady, sawSurge := 0, 3, false
-	stopWatch := watchPods(t, env, ns, "w", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+	stopWatch := env.WatchPods(t, ns, "w", func(pods map[string]corev1.Pod, p *corev1.Pod) {
 		ready := 0
 		for _, q := range pods {
-			if readyPod(q) {
+			if framework.ReadyPod(q) {
 				ready++
 			}
 		}
@@ -82,14 +72,14 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 		sawSurge = sawSurge || p.Labels[grovev1.LabelSurge] == "true"
 		mu.Unlock()
 	})
-	setImage(t, env, ns, "w", "registry.example.com/llm/worker:v2")
+	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v2")
 	framework.Eventually(t, wait, "update complete", func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
-		pods, err := listPods(ctx, env, ns, "w")
+		pods, err := env.ListPods(ctx, ns, "w")
 		if err != nil {
 			return false, err
 		}
@@ -116,8 +106,8 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 	if !sawSurge {
 		t.Errorf("no surge pod seen: the update did not create before deleting")
 	}
-	final, _ := listPods(ctx, env, ns, "w")
-	if got := indicesOf(final, "w-0-worker"); fmt.Sprint(got) != "[0 1 2]" {
+	final, _ := env.ListPods(ctx, ns, "w")
+	if got := framework.IndicesOf(final, "w-0-worker"); fmt.Sprint(got) != "[0 1 2]" {
 		t.Errorf("final indices %v, want [0 1 2]", got)
 	}
 	pcs, _ := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
@@ -133,14 +123,14 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes("stall", 3))
+	env.AddNodes(t, framework.GPUNodes("stall", 3))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "s", 1, 0, 3), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "s", 1, 3)
-	setImage(t, env, ns, "s", "registry.example.com/llm/worker:v2")
+	env.WaitAvailable(t, ns, "s", 1, 3)
+	env.SetImage(t, ns, "s", "registry.example.com/llm/worker:v2")
 	framework.Eventually(t, wait, "Progressing=False ProgressDeadlineExceeded", func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "s", metav1.GetOptions{})
 		if err != nil {
@@ -149,28 +139,19 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == grovev1.ReasonProgressDeadlineExceeded && strings.Contains(c.Message, "not available"), nil
 	})
-	pods, err := listPods(ctx, env, ns, "s")
+	pods, err := env.ListPods(ctx, ns, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ready := 0
 	for _, p := range pods {
-		if readyPod(p) && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v1" {
+		if framework.ReadyPod(p) && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v1" {
 			ready++
 		}
 	}
 	if ready != 3 {
 		t.Errorf("%d old pods Ready, want all 3 kept while the surge cannot be placed", ready)
 	}
-}
-
-func readyPod(p corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil
-		}
-	}
-	return false
 }
 
 // groupSet is a PodCliqueSet of one scaling group "sg" of replicas x (1 leader + 2 workers),
@@ -207,7 +188,7 @@ func availableGroupReplicas(pods map[string]corev1.Pod) (available, alive int) {
 	for _, p := range pods {
 		j := p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
 		exists[j] = true
-		if readyPod(p) {
+		if framework.ReadyPod(p) {
 			ready[j]++
 		}
 	}
@@ -235,18 +216,18 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes(fmt.Sprintf("pcsg%d", minAvailable), 12))
+	env.AddNodes(t, framework.GPUNodes(fmt.Sprintf("pcsg%d", minAvailable), 12))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, groupSet(ns, "g", 3, minAvailable, 1, 0), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "g", 1, 9)
+	env.WaitAvailable(t, ns, "g", 1, 9)
 
 	var mu sync.Mutex
 	lowest, maxAlive, sawSurge := 3, 0, false
 	var timeline []string
-	stopWatch := watchPods(t, env, ns, "g", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+	stopWatch := env.WatchPods(t, ns, "g", func(pods map[string]corev1.Pod, p *corev1.Pod) {
 		avail, alive := availableGroupReplicas(pods)
 		mu.Lock()
 		lowest, maxAlive = min(lowest, avail), max(maxAlive, alive)
@@ -256,20 +237,20 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 		}
 		mu.Unlock()
 	})
-	setImage(t, env, ns, "g", "registry.example.com/llm/prefill:v2")
+	env.SetImage(t, ns, "g", "registry.example.com/llm/prefill:v2")
 	framework.Eventually(t, wait, "scaling-group update complete", func(ctx context.Context) (bool, error) {
 		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "g", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
-		live, err := listPods(ctx, env, ns, "g")
+		live, err := env.ListPods(ctx, ns, "g")
 		if err != nil {
 			return false, err
 		}
 		v2 := 0
 		for _, p := range live {
-			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" && readyPod(p) {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" && framework.ReadyPod(p) {
 				v2++
 			}
 		}
@@ -299,7 +280,7 @@ func availableReplicas(pods map[string]corev1.Pod) (available, alive int) {
 	for _, p := range pods {
 		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
 		exists[r] = true
-		if readyPod(p) {
+		if framework.ReadyPod(p) {
 			ready[r]++
 		}
 	}
@@ -335,7 +316,7 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, gpuNodes(fmt.Sprintf("rr%d%d", surge, unavailable), 9))
+	env.AddNodes(t, framework.GPUNodes(fmt.Sprintf("rr%d%d", surge, unavailable), 9))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
 	pcs := workers(ns, "rr", 0, 0, 600)
@@ -346,11 +327,11 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, env, ns, "rr", 2, 6)
+	env.WaitAvailable(t, ns, "rr", 2, 6)
 	var mu sync.Mutex
 	minAvailable, maxAlive, sawSurge := 2, 0, false
 	var timeline []string
-	stopWatch := watchPods(t, env, ns, "rr", func(pods map[string]corev1.Pod, p *corev1.Pod) {
+	stopWatch := env.WatchPods(t, ns, "rr", func(pods map[string]corev1.Pod, p *corev1.Pod) {
 		avail, alive := availableReplicas(pods)
 		mu.Lock()
 		minAvailable, maxAlive = min(minAvailable, avail), max(maxAlive, alive)
@@ -360,20 +341,20 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 		}
 		mu.Unlock()
 	})
-	setImage(t, env, ns, "rr", "registry.example.com/llm/worker:v2")
+	env.SetImage(t, ns, "rr", "registry.example.com/llm/worker:v2")
 	framework.Eventually(t, wait, "ReplicaRecreate update complete", func(ctx context.Context) (bool, error) {
 		cur, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "rr", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		c := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionProgressing)
-		live, err := listPods(ctx, env, ns, "rr")
+		live, err := env.ListPods(ctx, ns, "rr")
 		if err != nil {
 			return false, err
 		}
 		v2 := 0
 		for _, p := range live {
-			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && readyPod(p) {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && framework.ReadyPod(p) {
 				v2++
 			}
 		}
@@ -398,48 +379,5 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	gangs, _ := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
 	if len(gangs.Items) != 2 {
 		t.Errorf("%d PodGangs at the end, want the 2 of replicas 0 and 1", len(gangs.Items))
-	}
-}
-
-// watchPods lists the PodCliqueSet's pods, then calls observe on every pod event with the
-// current set of pods (name -> pod) and the pod that changed, until the returned stop is
-// called. observe runs on one goroutine; stop waits for it.
-func watchPods(t *testing.T, env *framework.Env, ns, pcs string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	initial, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector(pcs)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	pods := map[string]corev1.Pod{}
-	for _, p := range initial.Items {
-		pods[p.Name] = p
-	}
-	w, err := env.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector(pcs), ResourceVersion: initial.ResourceVersion})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = *p
-			}
-			observe(pods, p)
-		}
-	}()
-	return func() {
-		cancel()
-		w.Stop()
-		<-done
 	}
 }

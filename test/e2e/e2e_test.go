@@ -1,0 +1,440 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+var local *Local
+
+func TestMain(m *testing.M) {
+	framework.MainE2E(m, func(env *framework.Env) (func(), error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if env.External {
+			// hack/kind-up.sh deployed manifests/ with the image it built.
+			return func() {}, WaitDeploymentAvailable(ctx, env.Kube, 2*time.Minute)
+		}
+		start := time.Now()
+		l, err := DeployLocal(ctx, env.Root, env.Config, env.Kube, env.Kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		local = l
+		fmt.Fprintf(os.Stderr, "Phalanx deployed from manifests/ as 2 local processes in %s (logs: %s)\n", time.Since(start).Round(10*time.Millisecond), l.Dir)
+		return l.Stop, nil
+	})
+}
+
+func sample(t *testing.T, env *framework.Env, ns, file string) *grovev1.PodCliqueSet {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "samples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := &grovev1.PodCliqueSet{}
+	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
+		t.Fatal(err)
+	}
+	pcs.Namespace = ns
+	return pcs
+}
+
+func create(t *testing.T, env *framework.Env, pcs *grovev1.PodCliqueSet) {
+	t.Helper()
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Create(context.Background(), pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating PodCliqueSet %s: %v", pcs.Name, err)
+	}
+}
+
+// noTwins watches a PodCliqueSet and records any moment two live pods claim the same clique
+// index (a duplicate), which must never happen, whatever crashes.
+type noTwins struct {
+	mu    sync.Mutex
+	twins []string
+}
+
+func (n *noTwins) observe(pods map[string]corev1.Pod, _ *corev1.Pod) {
+	seen := map[string]string{}
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		k := p.Labels[grovev1.LabelPodClique] + "/" + p.Labels[grovev1.LabelPodCliquePodIndex]
+		if other, ok := seen[k]; ok {
+			n.mu.Lock()
+			n.twins = append(n.twins, other+" and "+p.Name)
+			n.mu.Unlock()
+		}
+		seen[k] = p.Name
+	}
+}
+
+func (n *noTwins) check(t *testing.T) {
+	t.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.twins) > 0 {
+		t.Errorf("pods claimed the same index at once: %v", n.twins)
+	}
+}
+
+// Everything in manifests/ applies cleanly (server-side dry run, after the real apply of the
+// set-up), the renderer prints what kubectl kustomize prints, and the ClusterRole names every
+// resource and verb (no wildcards).
+func TestManifests(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	objs, err := RenderManifests(env.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local != nil {
+		// Checked by the set-up, between the apply and the start of the replicas.
+		if local.DryRun != nil {
+			t.Errorf("server-side dry run of manifests/: %v", local.DryRun)
+		}
+		if local.KubectlDryRun != nil {
+			t.Errorf("kubectl kustomize manifests/ | kubectl apply --dry-run=server -f -: %v", local.KubectlDryRun)
+		}
+		if !local.KubectlDryRunRan {
+			t.Log("kubectl not installed: kubectl apply --dry-run=server was left out")
+		}
+	} else if err := Apply(ctx, env.Config, objs, true); err != nil {
+		t.Errorf("server-side dry run of manifests/: %v", err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.GetKind()+"/"+o.GetName())
+	}
+	sort.Strings(names)
+	if kubectl, err := exec.LookPath("kubectl"); err == nil {
+		out, err := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join(env.Root, "manifests")).Output()
+		if err != nil {
+			t.Fatalf("kubectl kustomize manifests/: %v", err)
+		}
+		var kinds []string
+		for _, doc := range bytes.Split(out, []byte("\n---\n")) {
+			var o struct {
+				Kind     string
+				Metadata struct{ Name string }
+			}
+			if err := yaml.Unmarshal(doc, &o); err == nil && o.Kind != "" {
+				kinds = append(kinds, o.Kind+"/"+o.Metadata.Name)
+			}
+		}
+		sort.Strings(kinds)
+		if strings.Join(kinds, " ") != strings.Join(names, " ") {
+			t.Errorf("kubectl kustomize renders\n%v\nthe suite applies\n%v", kinds, names)
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRole" && o.GetKind() != "Role" {
+			continue
+		}
+		var role rbacv1.ClusterRole
+		raw, _ := yaml.Marshal(o.Object)
+		if err := yaml.Unmarshal(raw, &role); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range role.Rules {
+			for _, v := range append(append(append([]string{}, r.Verbs...), r.Resources...), r.APIGroups...) {
+				if v == "*" {
+					t.Errorf("%s %s has a wildcard rule: %+v", o.GetKind(), o.GetName(), r)
+				}
+			}
+		}
+	}
+}
+
+// An invalid PodCliqueSet is refused by the deployed webhooks with the field and the reason.
+func TestInvalidPodCliqueSetRefused(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	pcs := sample(t, env, ns, "disaggregated.yaml")
+	pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{
+		MaxSurge: ptr.To(intstr.FromString("0%")), MaxUnavailable: ptr.To(intstr.FromString("25%"))}
+	_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(context.Background(), pcs, metav1.CreateOptions{})
+	want := `spec.template.podCliqueScalingGroups[0].updateStrategy: Invalid value: "maxSurge=0%, maxUnavailable=25%": maxSurge and maxUnavailable must not both be 0`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("create: %v\nwant %q", err, want)
+	}
+}
+
+// The seed's examples, each with its strategy, from creation to a completed update.
+func TestSeedExamples(t *testing.T) {
+	t.Run("disaggregated, RollingUpdate, scaling-group surge", func(t *testing.T) {
+		env := framework.Shared(t)
+		ns := env.NewNamespace(t)
+		env.AddNodes(t, framework.GPUNodes("seed-pcsg", 16))
+		create(t, env, sample(t, env, ns, "disaggregated.yaml"))
+		env.WaitAvailable(t, ns, "multinode-disaggregated-inference", 2, 30)
+		env.SetImage(t, ns, "multinode-disaggregated-inference", "registry.example.com/llm/inference:v2")
+		env.WaitUpdated(t, ns, "multinode-disaggregated-inference", "registry.example.com/llm/inference:v2", 30)
+	})
+	t.Run("disaggregated, RollingUpdate, PodClique surge", func(t *testing.T) {
+		env := framework.Shared(t)
+		ns := env.NewNamespace(t)
+		env.AddNodes(t, framework.GPUNodes("seed-pclq", 16))
+		pcs := sample(t, env, ns, "disaggregated.yaml")
+		pcs.Spec.Template.Cliques[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+		create(t, env, pcs)
+		env.WaitAvailable(t, ns, pcs.Name, 2, 30)
+		var mu sync.Mutex
+		maxFrontend := 0
+		stop := env.WatchPods(t, ns, pcs.Name, func(pods map[string]corev1.Pod, _ *corev1.Pod) {
+			n := 0
+			for _, p := range pods {
+				if p.Labels[grovev1.LabelPodClique] == pcs.Name+"-0-frontend" {
+					n++
+				}
+			}
+			mu.Lock()
+			maxFrontend = max(maxFrontend, n)
+			mu.Unlock()
+		})
+		env.SetImage(t, ns, pcs.Name, "registry.example.com/llm/inference:v2")
+		env.WaitUpdated(t, ns, pcs.Name, "registry.example.com/llm/inference:v2", 30)
+		stop()
+		if maxFrontend != 4 {
+			t.Errorf("replica 0 had at most %d frontend pods; replicas 3 + maxSurge 1 is 4", maxFrontend)
+		}
+	})
+	t.Run("aggregated, ReplicaRecreate with a surge replica", func(t *testing.T) {
+		env := framework.Shared(t)
+		ns := env.NewNamespace(t)
+		env.AddNodes(t, framework.GPUNodes("seed-rr", 9))
+		pcs := sample(t, env, ns, "aggregated.yaml")
+		create(t, env, pcs)
+		env.WaitAvailable(t, ns, pcs.Name, 2, 6)
+		var mu sync.Mutex
+		sawSurge := false
+		stop := env.WatchPods(t, ns, pcs.Name, func(_ map[string]corev1.Pod, p *corev1.Pod) {
+			mu.Lock()
+			sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == "2"
+			mu.Unlock()
+		})
+		env.SetImage(t, ns, pcs.Name, "registry.example.com/llm/aggregated:v2")
+		env.WaitUpdated(t, ns, pcs.Name, "registry.example.com/llm/aggregated:v2", 6)
+		stop()
+		if !sawSurge {
+			t.Error("no surge replica (index 2) was created")
+		}
+	})
+}
+
+// groupSet is one PodCliqueSet replica with a scaling group "sg" of replicas x (1 leader + 2
+// workers), each pod a whole 8-GPU node.
+func groupSet(ns, name string, replicas, minAvailable, surge, unavailable int32) *grovev1.PodCliqueSet {
+	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
+		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
+			SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/prefill:v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+		}}}
+	}
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{Replicas: 1, Template: grovev1.PodCliqueSetTemplateSpec{
+			Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
+			PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
+				Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
+				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
+			}},
+		}},
+	}
+}
+
+// The review's circular dependency: replicas 3 = minAvailable 3 (every group replica in the
+// base gang), maxSurge 1, maxUnavailable 0. The surge replica is a scaled gang gated on a base
+// that is being updated; Phalanx places it because the base stays established.
+func TestSurgeCircularDependency(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("circular", 12))
+	create(t, env, groupSet(ns, "circ", 3, 3, 1, 0))
+	env.WaitAvailable(t, ns, "circ", 1, 9)
+	var mu sync.Mutex
+	sawSurge := false
+	stop := env.WatchPods(t, ns, "circ", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+		mu.Lock()
+		sawSurge = sawSurge || p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "3"
+		mu.Unlock()
+	})
+	env.SetImage(t, ns, "circ", "registry.example.com/llm/prefill:v2")
+	env.WaitUpdated(t, ns, "circ", "registry.example.com/llm/prefill:v2", 9)
+	stop()
+	if !sawSurge {
+		t.Error("the surge group replica (index 3) was never created")
+	}
+}
+
+// killLeader stops the replica that holds the lease at once and returns a function that
+// brings a replacement replica up again (for the next test).
+func killLeader(t *testing.T, env *framework.Env) (restore func()) {
+	t.Helper()
+	ctx := framework.Context(t)
+	if env.External {
+		lease, err := env.Kube.CoordinationV1().Leases("kube-system").Get(ctx, "phalanx-scheduler", metav1.GetOptions{})
+		if err != nil || lease.Spec.HolderIdentity == nil {
+			t.Fatalf("leader lease: %v", err)
+		}
+		pod, _, _ := strings.Cut(*lease.Spec.HolderIdentity, "_")
+		if err := env.Kube.CoreV1().Pods(systemNamespace).Delete(ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+			t.Fatalf("deleting the leader pod %s: %v", pod, err)
+		}
+		return func() {}
+	}
+	leader, err := local.Leader(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader.Kill()
+	t.Logf("killed the leader %s", leader.Name)
+	return func() {
+		if _, err := local.Start(leader.Name + "-again"); err != nil {
+			t.Errorf("restarting a replica: %v", err)
+		}
+	}
+}
+
+// The leader is killed in the middle of an update: the other replica takes the lease, the
+// update completes, and no two pods ever claim one index.
+func TestLeaderKilledMidUpdate(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("leader", 12))
+	create(t, env, groupSet(ns, "lk", 3, 1, 1, 0))
+	env.WaitAvailable(t, ns, "lk", 1, 9)
+	twins := &noTwins{}
+	stop := env.WatchPods(t, ns, "lk", twins.observe)
+	env.SetImage(t, ns, "lk", "registry.example.com/llm/prefill:v2")
+	// Kill once the update has visibly started (a pod on the new image exists).
+	framework.Eventually(t, framework.UpdateTimeout, "the update under way", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, "lk")
+		for _, p := range pods {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	restore := killLeader(t, env)
+	defer restore()
+	env.WaitUpdated(t, ns, "lk", "registry.example.com/llm/prefill:v2", 9)
+	stop()
+	twins.check(t)
+	pods, _ := env.ListPods(framework.Context(t), ns, "lk")
+	for _, c := range []string{"lk-0-sg-0-leader", "lk-0-sg-1-leader", "lk-0-sg-2-leader"} {
+		if got := framework.IndicesOf(pods, c); fmt.Sprint(got) != "[0]" {
+			t.Errorf("%s indices %v, want [0]", c, got)
+		}
+	}
+}
+
+// A node is removed in the middle of an update, under a pod that was already updated: the pod
+// garbage collector of kube-controller-manager removes the orphaned pod (after its 40 s
+// quarantine), the controller replaces it within the update's budget, and the update
+// completes with no pod on the lost node and no two pods on one index.
+func TestNodeLostMidUpdate(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("lost", 8))
+	create(t, env, groupSet(ns, "nl", 2, 1, 0, 1))
+	env.WaitAvailable(t, ns, "nl", 1, 6)
+	twins := &noTwins{}
+	stop := env.WatchPods(t, ns, "nl", twins.observe)
+	env.SetImage(t, ns, "nl", "registry.example.com/llm/prefill:v2")
+	var victim, victimPod string
+	framework.Eventually(t, framework.UpdateTimeout, "a Ready pod on the new image while old ones remain", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, "nl")
+		if err != nil {
+			return false, err
+		}
+		old := 0
+		for _, p := range pods {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v1" {
+				old++
+			}
+		}
+		for _, p := range pods {
+			if old > 0 && p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" && framework.ReadyPod(p) {
+				victim, victimPod = p.Spec.NodeName, p.Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err := env.Kube.CoreV1().Nodes().Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deleted node %s under the updated pod %s mid-update", victim, victimPod)
+	start := time.Now()
+	framework.Eventually(t, 3*time.Minute, "the pod on the lost node replaced on another node", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, victimPod, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.Spec.NodeName != "" && p.Spec.NodeName != victim && framework.ReadyPod(*p), nil
+	})
+	t.Logf("replaced after %s (pod garbage collection of orphaned pods)", time.Since(start).Round(time.Second))
+	env.WaitUpdated(t, ns, "nl", "registry.example.com/llm/prefill:v2", 6)
+	stop()
+	twins.check(t)
+	pods, _ := env.ListPods(ctx, ns, "nl")
+	for _, p := range pods {
+		if p.Spec.NodeName == victim {
+			t.Errorf("pod %s still on the deleted node", p.Name)
+		}
+	}
+}
+
+// 200 fake GPU nodes, 20 PodCliqueSets of 4 whole-node pods (maxSurge 1) updated at once.
+func TestManyPodCliqueSetsAtOnce(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("many", 200))
+	const sets = 20
+	for i := 0; i < sets; i++ {
+		pcs := groupSet(ns, fmt.Sprintf("m%02d", i), 1, 1, 0, 1)
+		pcs.Spec.Template = grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{pcs.Spec.Template.Cliques[1]}}
+		pcs.Spec.Template.Cliques[0].Spec.Replicas = 4
+		pcs.Spec.Template.Cliques[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+		create(t, env, pcs)
+	}
+	start := time.Now()
+	for i := 0; i < sets; i++ {
+		env.WaitAvailable(t, ns, fmt.Sprintf("m%02d", i), 1, 4)
+	}
+	t.Logf("%d PodCliqueSets (%d pods) available in %s", sets, 4*sets, time.Since(start).Round(10*time.Millisecond))
+	start = time.Now()
+	for i := 0; i < sets; i++ {
+		env.SetImage(t, ns, fmt.Sprintf("m%02d", i), "registry.example.com/llm/prefill:v2")
+	}
+	for i := 0; i < sets; i++ {
+		env.WaitUpdated(t, ns, fmt.Sprintf("m%02d", i), "registry.example.com/llm/prefill:v2", 4)
+	}
+	t.Logf("%d PodCliqueSets updated at once in %s", sets, time.Since(start).Round(10*time.Millisecond))
+}

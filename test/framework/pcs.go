@@ -1,0 +1,201 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+)
+
+// UpdateTimeout bounds the waits for a PodCliqueSet to come up or finish an update.
+const UpdateTimeout = 90 * time.Second
+
+// GPUNodes is n fake nodes of 8 GPUs, 64 CPUs and 512Gi named <prefix>-<i>.
+func GPUNodes(prefix string, n int) localcluster.NodeShape {
+	return localcluster.NodeShape{Prefix: prefix, Count: n, GPUs: 8, CPU: "64", Memory: "512Gi"}
+}
+
+// PCSSelector selects the pods of a PodCliqueSet.
+func PCSSelector(pcs string) string {
+	return labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs}).String()
+}
+
+// ListPods returns the PodCliqueSet's pods that are not terminating.
+func (e *Env) ListPods(ctx context.Context, ns, pcs string) ([]corev1.Pod, error) {
+	list, err := e.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PCSSelector(pcs)})
+	if err != nil {
+		return nil, err
+	}
+	var live []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
+		}
+	}
+	return live, nil
+}
+
+// ReadyPod reports whether p is Ready and not terminating.
+func ReadyPod(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil
+		}
+	}
+	return false
+}
+
+// WaitAvailable waits until the PodCliqueSet reports replicas available replicas with exactly
+// pods pods, all Running.
+func (e *Env) WaitAvailable(t testing.TB, ns, name string, replicas int32, pods int) {
+	t.Helper()
+	Eventually(t, UpdateTimeout, fmt.Sprintf("%s: %d replicas available with %d pods Running", name, replicas, pods), func(ctx context.Context) (bool, error) {
+		pcs, err := e.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		list, err := e.ListPods(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		running := 0
+		var notRunning []string
+		for _, p := range list {
+			if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning {
+				running++
+			} else {
+				notRunning = append(notRunning, fmt.Sprintf("%s(node %q, %s)", p.Name, p.Spec.NodeName, p.Status.Phase))
+			}
+		}
+		if pcs.Status.AvailableReplicas == replicas && pcs.Status.Replicas == replicas && running == pods && len(list) == pods {
+			return true, nil
+		}
+		return false, fmt.Errorf("status replicas %d available %d; %d pods, %d Running; not running: %v",
+			pcs.Status.Replicas, pcs.Status.AvailableReplicas, len(list), running, notRunning)
+	})
+}
+
+// WaitUpdated waits until the update is complete: Progressing reason UpdateComplete and
+// exactly pods pods, all Ready on image.
+func (e *Env) WaitUpdated(t testing.TB, ns, name, image string, pods int) {
+	t.Helper()
+	Eventually(t, UpdateTimeout, name+" updated to "+image, func(ctx context.Context) (bool, error) {
+		pcs, err := e.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+		live, err := e.ListPods(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == image && ReadyPod(p) {
+				n++
+			}
+		}
+		if c == nil || c.Reason != "UpdateComplete" || len(live) != pods || n != pods {
+			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on %s", c, len(live), n, image)
+		}
+		return true, nil
+	})
+}
+
+// UpdatePCS changes a PodCliqueSet's spec, retrying on conflicts with the controller's status
+// writes.
+func (e *Env) UpdatePCS(t testing.TB, ns, name string, change func(*grovev1.PodCliqueSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pcs, err := e.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(pcs)
+		_, err = e.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Update(context.Background(), pcs, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("updating PodCliqueSet %s: %v", name, err)
+	}
+}
+
+// SetImage sets the image of every container of every clique.
+func (e *Env) SetImage(t testing.TB, ns, name, image string) {
+	t.Helper()
+	e.UpdatePCS(t, ns, name, func(pcs *grovev1.PodCliqueSet) {
+		for i := range pcs.Spec.Template.Cliques {
+			for j := range pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers {
+				pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[j].Image = image
+			}
+		}
+	})
+}
+
+// IndicesOf returns the pod indices of a PodClique, sorted.
+func IndicesOf(pods []corev1.Pod, clique string) []int {
+	var out []int
+	for _, p := range pods {
+		if p.Labels[grovev1.LabelPodClique] == clique {
+			i, _ := strconv.Atoi(p.Labels[grovev1.LabelPodCliquePodIndex])
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// WatchPods lists the PodCliqueSet's pods, then calls observe on every pod event with the
+// current set of pods (name -> pod) and the pod that changed, until the returned stop is
+// called. observe runs on one goroutine; stop waits for it.
+func (e *Env) WatchPods(t testing.TB, ns, pcs string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	initial, err := e.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PCSSelector(pcs)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	pods := map[string]corev1.Pod{}
+	for _, p := range initial.Items {
+		pods[p.Name] = p
+	}
+	w, err := e.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: PCSSelector(pcs), ResourceVersion: initial.ResourceVersion})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods, p.Name)
+			} else {
+				pods[p.Name] = *p
+			}
+			observe(pods, p)
+		}
+	}()
+	return func() {
+		cancel()
+		w.Stop()
+		<-done
+	}
+}
