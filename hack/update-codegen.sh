@@ -5,7 +5,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bin="$root/bin"
-out="${CODEGEN_OUT:-$root}"   # hack/verify.sh generates into a copy and compares
 module=github.com/phalanx-sched/phalanx
 export GOFLAGS=-mod=vendor
 

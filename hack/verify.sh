@@ -17,8 +17,16 @@ for p in "${generated[@]}"; do
   fi
 done
 
-unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '^vendor/') 2>/dev/null || true)
+mapfile -t gofiles < <(git ls-files '*.go' | grep -v '^vendor/')
+unformatted=$(gofmt -l "${gofiles[@]}" 2>/dev/null || true)
 if [ -n "$unformatted" ]; then echo "not gofmt-clean:"; echo "$unformatted"; status=1; fi
+
+if command -v shellcheck >/dev/null 2>&1; then
+  mapfile -t scripts < <(git ls-files 'hack/*.sh' '.ci/run')
+  shellcheck "${scripts[@]}" || status=1
+else
+  echo "shellcheck not installed: shell scripts not linted (apt-get install shellcheck)"
+fi
 
 if ! go mod verify >/dev/null 2>&1 || ! go mod vendor -o "$before/vendor" 2>/dev/null || ! diff -r -q "$before/vendor" vendor >/dev/null; then
   echo "vendor/ does not match go.mod (run go mod tidy && go mod vendor)"; status=1
