@@ -42,7 +42,7 @@ build: $(BIN)/phalanx-scheduler ## Build bin/phalanx-scheduler.
 # The go command decides what is stale; FORCE makes make always ask it (a warm rebuild is ~2 s).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
-	@$(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
+	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
 
 $(BIN)/localup: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/localup
@@ -54,15 +54,15 @@ tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/k
 
 $(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
 	@echo ">> building etcd (hack/tools/etcd, ~2 min cold)"
-	@cd hack/tools/etcd && $(GO) build -trimpath -o $@ .
+	@cd hack/tools/etcd && ../../with-progress.sh etcd $(GO) build -trimpath -o $@ .
 
 $(BIN)/kube-apiserver: hack/tools/go.mod
 	@echo ">> building kube-apiserver $(K8S_VERSION) (hack/tools, ~6-11 min cold on 2 cores)"
-	@cd hack/tools && $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	@cd hack/tools && ../with-progress.sh kube-apiserver $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 $(BIN)/kube-controller-manager: hack/tools/go.mod
 	@echo ">> building kube-controller-manager $(K8S_VERSION) (hack/tools)"
-	@cd hack/tools && $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+	@cd hack/tools && ../with-progress.sh kube-controller-manager $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
 
 $(BIN)/kwok:
 	@echo ">> building kwok $(KWOK_VERSION)"

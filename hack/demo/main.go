@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
@@ -156,6 +157,10 @@ func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.In
 	desiredPods := podsOf(pcs)
 	minAvail, minReady, maxPods, surgeSeen := pcs.Spec.Replicas, desiredPods, 0, 0
 	last := ""
+	seen := map[types.UID]string{}
+	scheduled := map[types.UID]bool{}
+	prefix := pcs.Name + "-"
+	first := true
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -167,6 +172,40 @@ func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.In
 		if err != nil {
 			return err
 		}
+		gangs, err := client.SchedulerV1alpha1().PodGangs(pcs.Namespace).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelPodCliqueSet + "=" + pcs.Name})
+		if err != nil {
+			return err
+		}
+		// What changed since the last look: pods created and deleted, gangs placed.
+		var created, deleted, placed []string
+		now := map[types.UID]string{}
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			name := strings.TrimPrefix(p.Name, prefix)
+			if p.Labels[grovev1.LabelSurge] == "true" || isSurgeGroupReplica(p, cur) {
+				name += "(surge)"
+			}
+			now[p.UID] = name
+			if _, ok := seen[p.UID]; !ok && !first {
+				created = append(created, name)
+			}
+		}
+		for uid, name := range seen {
+			if _, ok := now[uid]; !ok {
+				deleted = append(deleted, name)
+			}
+		}
+		seen = now
+		for _, g := range gangs.Items {
+			ok := meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionScheduled)
+			if ok && !scheduled[g.UID] && !first {
+				placed = append(placed, strings.TrimPrefix(g.Name, prefix))
+			}
+			scheduled[g.UID] = ok
+		}
+		first = false
 		newPods, surge, terminating, ready := 0, 0, 0, 0
 		for _, p := range pods.Items {
 			if podReady(p) {
@@ -191,12 +230,27 @@ func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.In
 			cur.Status.ObservedGeneration != nil && *cur.Status.ObservedGeneration == cur.Generation {
 			reason = c.Reason
 		}
-		line := fmt.Sprintf("replicas available %d/%d, pods %d (%d Ready, %d on %s, %d surge, %d terminating), %s",
-			cur.Status.AvailableReplicas, cur.Spec.Replicas, len(pods.Items), ready, newPods, tag, surge, terminating, reason)
-		if line != last {
-			fmt.Printf("%6.2fs  %s\n", time.Since(start).Seconds(), line)
-			last = line
+		state := fmt.Sprintf("available %d/%d, %d pods (%d Ready, %d on %s, %d surge), %s",
+			cur.Status.AvailableReplicas, cur.Spec.Replicas, len(pods.Items), ready, newPods, tag, surge, reason)
+		var step []string
+		if len(created) > 0 {
+			step = append(step, "created "+names(created))
 		}
+		if len(deleted) > 0 {
+			step = append(step, "deleted "+names(deleted))
+		}
+		if len(placed) > 0 {
+			step = append(step, "placed gang "+names(placed))
+		}
+		if len(step) > 0 || state != last {
+			line := state
+			if len(step) > 0 {
+				line = strings.Join(step, "; ") + "  |  " + state
+			}
+			fmt.Printf("%6.2fs  %s\n", time.Since(start).Seconds(), line)
+			last = state
+		}
+		line := state
 		if reason == "UpdateComplete" && newPods == len(pods.Items) && cur.Status.AvailableReplicas == cur.Spec.Replicas {
 			fmt.Printf("\nsummary: update to %s done in %.1fs; Ready pods never below %d of %d (capacity); at most %d pods, %d of them surge;\n"+
 				"         replicas with every gang at its minimum: never below %d of %d (a scaling-group replica in the base gang is\n"+
@@ -210,6 +264,15 @@ func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.In
 		case <-tick.C:
 		}
 	}
+}
+
+// names lists a few names, sorted, and how many more there are.
+func names(l []string) string {
+	sort.Strings(l)
+	if len(l) > 4 {
+		return fmt.Sprintf("%s +%d more", strings.Join(l[:4], " "), len(l)-4)
+	}
+	return strings.Join(l, " ")
 }
 
 // podsOf is the number of pods a PodCliqueSet has at rest.
