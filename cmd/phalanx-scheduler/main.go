@@ -85,7 +85,7 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	pfs := nfs.FlagSet("phalanx")
-	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel")
+	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
 	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
 	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
 	pfs.StringVar(&webhooks.CertDir, "webhook-cert-dir", webhooks.CertDir, "directory with tls.crt and tls.key for the webhook server (e.g. a cert-manager Secret); empty: a self-managed certificate kept in --webhook-secret")
@@ -127,11 +127,15 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	if err := admission.RunWebhooks(ctx, cc.Client, webhooks); err != nil {
 		return fmt.Errorf("starting the webhooks: %w", err)
 	}
-	ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerWorkers, nil)
-	if err != nil {
-		return err
+	var tasks []phalanxserver.LeaderTask
+	if controllerWorkers > 0 {
+		ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerWorkers, nil)
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, ctrl)
 	}
-	err = phalanxserver.Run(ctx, cc, sched, ctrl)
+	err = phalanxserver.Run(ctx, cc, sched, tasks...)
 	if errors.Is(err, phalanxserver.ErrLostLease) {
 		// Exit at once, as kube-scheduler does: a process without the lease must not act.
 		return err
