@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +42,7 @@ import (
 	grovelisters "github.com/phalanx-sched/phalanx/pkg/client/listers/grove/v1alpha1"
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -65,6 +68,11 @@ type Controller struct {
 	// nodeFactory feeds the node informer that retries blocked surges (only with surge).
 	nodeFactory kubeinformers.SharedInformerFactory
 
+	// updates tracks, per PodCliqueSet, whether it is updating and whether it is stalled (for
+	// the gauges).
+	updatesMu sync.Mutex
+	updates   map[string]updateState
+
 	// AfterCreate, when set, runs after every successful create; an error ends the pass.
 	// Tests use it to stop the controller at a chosen point, as a crash would.
 	AfterCreate func() error
@@ -88,8 +96,10 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		services: kf.Core().V1().Services().Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
-		now: time.Now,
+		now:     time.Now,
+		updates: map[string]updateState{},
 	}
+	metrics.Register()
 	setHandler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSet,
 		UpdateFunc: func(_, o any) { c.enqueueSet(o) },
@@ -277,6 +287,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	}
 	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.trackUpdate(key, updateState{})
 		return nil // owner references let the garbage collector remove the children
 	}
 	if err != nil {
@@ -308,6 +319,13 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err
+	}
+	if pcs.Status.CurrentRevision != "" {
+		// An update (not the creation): count its steps.
+		strategy := strategyOf(pcs)
+		for _, act := range ro.plan.Actions {
+			metrics.UpdateSteps.WithLabelValues(strategy, strings.ToLower(string(act.Type)), strconv.FormatBool(act.Surge)).Inc()
+		}
 	}
 	if err := c.writeStatus(ctx, pcs, obs, want, ro); err != nil {
 		return err
@@ -696,6 +714,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating status of PodCliqueSet %s: %w", pcs.Name, err)
 	}
+	c.observeUpdate(pcs, &st)
 	if len(conflicts) > 0 && c.recorder != nil {
 		c.recorder.Eventf(pcs, corev1.EventTypeWarning, "IndexConflict", "Pods claim the same index; they are left in place for you to resolve: %v", conflicts)
 	}
@@ -761,6 +780,56 @@ func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, n
 	}
 	meta.SetStatusCondition(&st.Conditions, conflict)
 	return st
+}
+
+// updateState is what the update gauges count for one PodCliqueSet.
+type updateState struct{ updating, stalled bool }
+
+// trackUpdate records a PodCliqueSet's update state and sets the gauges.
+func (c *Controller) trackUpdate(key string, s updateState) {
+	c.updatesMu.Lock()
+	defer c.updatesMu.Unlock()
+	if s == (updateState{}) {
+		delete(c.updates, key)
+	} else {
+		c.updates[key] = s
+	}
+	updating, stalled := 0, 0
+	for _, u := range c.updates {
+		if u.updating {
+			updating++
+		}
+		if u.stalled {
+			stalled++
+		}
+	}
+	metrics.UpdatesInProgress.Set(float64(updating))
+	metrics.UpdatesStalled.Set(float64(stalled))
+}
+
+// observeUpdate records, after a status write, the duration of an update that just ended
+// and the update gauges.
+func (c *Controller) observeUpdate(pcs *grovev1.PodCliqueSet, st *grovev1.PodCliqueSetStatus) {
+	p := st.UpdateProgress
+	if p == nil {
+		return
+	}
+	old := pcs.Status.UpdateProgress
+	if p.UpdateEndedAt != nil && old != nil && old.UpdateEndedAt == nil && pcs.Status.CurrentRevision == st.CurrentRevision {
+		metrics.UpdateDuration.WithLabelValues(strategyOf(pcs)).Observe(p.UpdateEndedAt.Sub(p.UpdateStartedAt.Time).Seconds())
+	}
+	prog := meta.FindStatusCondition(st.Conditions, grovev1.ConditionProgressing)
+	c.trackUpdate(pcs.Namespace+"/"+pcs.Name, updateState{
+		updating: p.UpdateEndedAt == nil,
+		stalled:  prog != nil && prog.Reason == grovev1.ReasonProgressDeadlineExceeded,
+	})
+}
+
+func strategyOf(pcs *grovev1.PodCliqueSet) string {
+	if pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type != "" {
+		return string(pcs.Spec.UpdateStrategy.Type)
+	}
+	return string(grovev1.RollingUpdateStrategyType)
 }
 
 // reportSurge records an event when a surge becomes blocked (or its reason changes) and when

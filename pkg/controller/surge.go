@@ -15,6 +15,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -66,10 +67,14 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 				return nil, fmt.Errorf("surge admission for %s: %w", name, err)
 			}
 			if !v.Fits {
+				metrics.SurgeAdmissions.WithLabelValues("blocked").Inc()
 				blocked[unit] = v.Message
 				klog.FromContext(ctx).V(2).Info("Surge blocked", "podCliqueSet", klog.KObj(pcs), "unit", unit, "message", v.Message)
 				break
 			}
+		}
+		if _, refused := blocked[unit]; !refused {
+			metrics.SurgeAdmissions.WithLabelValues("granted").Inc()
 		}
 	}
 	return blocked, nil

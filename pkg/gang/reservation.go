@@ -133,3 +133,16 @@ func (e *entry) reservation() *Reservation {
 	}
 	return e.spec.Reservation
 }
+
+// ActiveHolds counts the gangs whose reservation is active now (for metrics).
+func (s *Store) ActiveHolds() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	now, n := s.now(), 0
+	for _, e := range s.gangs {
+		if r := e.reservation(); r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) {
+			n++
+		}
+	}
+	return n
+}

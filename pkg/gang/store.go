@@ -692,3 +692,18 @@ func (s *Store) SortKey(pod *v1.Pod) (created time.Time, name string, index int,
 	s.mu.RUnlock()
 	return created, k.Name, MemberIndex(pod), true
 }
+
+// WaitingByReason counts, by kind and reason, the gangs that are not established and wait
+// (for metrics).
+func (s *Store) WaitingByReason() map[[2]string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[[2]string]int{}
+	for k, e := range s.gangs {
+		if e.spec == nil || e.wait.Reason == "" || establishedLocked(e) {
+			continue
+		}
+		out[[2]string{k.Kind.String(), e.wait.Reason}]++
+	}
+	return out
+}

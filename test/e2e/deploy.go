@@ -182,6 +182,23 @@ func (r *Replica) Running() bool {
 	}
 }
 
+// Get reads a path of the process's secure port (the suite lets /healthz, /readyz, /livez,
+// /leader and /metrics through without credentials).
+func (r *Replica) Get(ctx context.Context, path string) (string, error) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the local replica's self-signed serving certificate
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", r.SecurePort, path), nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return string(body), err
+}
+
 // Leader asks the process whether it holds the lease (its /leader endpoint).
 func (r *Replica) Leader(ctx context.Context) bool {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the local replica's self-signed serving certificate
@@ -363,7 +380,7 @@ func (l *Local) Start(name string) (*Replica, error) {
 		"--config="+l.config, "--v=2",
 		fmt.Sprintf("--secure-port=%d", secure), "--bind-address=127.0.0.1",
 		"--authentication-kubeconfig="+l.kubeconfig, "--authorization-kubeconfig="+l.kubeconfig,
-		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/leader",
+		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/leader,/metrics",
 		fmt.Sprintf("--webhook-port=%d", webhook), "--webhook-bind-address=127.0.0.1",
 		fmt.Sprintf("--webhook-url=https://127.0.0.1:%d", l.proxyPort),
 	)

@@ -438,3 +438,24 @@ func TestManyPodCliqueSetsAtOnce(t *testing.T) {
 	}
 	t.Logf("%d PodCliqueSets updated at once in %s", sets, time.Since(start).Round(10*time.Millisecond))
 }
+
+// The leader serves Phalanx's metrics on its /metrics endpoint (docs/metrics.md).
+func TestMetricsServed(t *testing.T) {
+	if local == nil {
+		t.Skip("reads the local replicas' endpoints")
+	}
+	ctx := framework.Context(t)
+	leader, err := local.Leader(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := leader.Get(ctx, "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"phalanx_gang_time_to_placed_seconds", "phalanx_surge_admissions_total", "phalanx_updates_in_progress", "phalanx_reservations_active", "scheduler_schedule_attempts_total"} {
+		if !strings.Contains(body, name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+}

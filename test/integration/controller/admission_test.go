@@ -377,3 +377,55 @@ func TestReplacementReservation(t *testing.T) {
 		}
 	})
 }
+
+// The metrics of docs/metrics.md move as the scheduler and the controller work: gang
+// placement time, Permit waits, surge admissions, update steps and duration, reservations.
+func TestMetrics(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("metrics", 6))
+	const hold = 3 * time.Second
+	env.StartPhalanx(t, framework.Phalanx{Controller: true, ReservationHold: hold})
+	before := map[string]float64{
+		"placed":   framework.Metric(t, "phalanx_gang_time_to_placed_seconds", map[string]string{"kind": "PodGang"}),
+		"waits":    framework.Metric(t, "phalanx_permit_waits_total", map[string]string{"kind": "PodGang"}),
+		"blocked":  framework.Metric(t, "phalanx_surge_admissions_total", map[string]string{"result": "blocked"}),
+		"steps":    framework.Metric(t, "phalanx_update_steps_total", map[string]string{"strategy": "RollingUpdate", "action": "delete", "surge": "false"}),
+		"duration": framework.Metric(t, "phalanx_update_duration_seconds", map[string]string{"strategy": "RollingUpdate"}),
+		"held":     framework.Metric(t, "phalanx_reservation_blocked_pods_total", nil),
+	}
+	// 2 group replicas of 3 whole-node pods on 6 nodes: the surge is blocked, the update goes
+	// on within maxUnavailable 1, each replaced replica's GPUs are held.
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(framework.Context(t), groupSet(ns, "m", 2, 1, 1, 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "m", 1, 6)
+	// A competitor that the holds keep out while the replicas are replaced.
+	env.CreateGang(t, framework.Gang{Namespace: ns, Name: "other", Groups: []framework.Group{{Name: "w", Pods: 3, MinReplicas: 3, GPUs: 8}}})
+	env.SetImage(t, ns, "m", "registry.example.com/llm/prefill:v2")
+	env.WaitUpdated(t, ns, "m", "registry.example.com/llm/prefill:v2", 6)
+	after := func(name string, labels map[string]string) float64 { return framework.Metric(t, name, labels) }
+	checks := []struct {
+		what string
+		got  float64
+		min  float64
+	}{
+		{"phalanx_gang_time_to_placed_seconds{kind=PodGang} samples", after("phalanx_gang_time_to_placed_seconds", map[string]string{"kind": "PodGang"}) - before["placed"], 1},
+		{"phalanx_permit_waits_total{kind=PodGang}", after("phalanx_permit_waits_total", map[string]string{"kind": "PodGang"}) - before["waits"], 1},
+		{"phalanx_surge_admissions_total{result=blocked}", after("phalanx_surge_admissions_total", map[string]string{"result": "blocked"}) - before["blocked"], 1},
+		{"phalanx_update_steps_total{RollingUpdate,delete,surge=false}", after("phalanx_update_steps_total", map[string]string{"strategy": "RollingUpdate", "action": "delete", "surge": "false"}) - before["steps"], 2},
+		{"phalanx_update_duration_seconds{RollingUpdate} samples", after("phalanx_update_duration_seconds", map[string]string{"strategy": "RollingUpdate"}) - before["duration"], 1},
+		{"phalanx_reservation_blocked_pods_total", after("phalanx_reservation_blocked_pods_total", nil) - before["held"], 1},
+	}
+	for _, c := range checks {
+		if c.got < c.min {
+			t.Errorf("%s grew by %v, want at least %v", c.what, c.got, c.min)
+		}
+	}
+	if got := after("phalanx_gangs_waiting", map[string]string{"kind": "PodGang", "reason": "InsufficientResources"}); got < 1 {
+		t.Errorf("phalanx_gangs_waiting{PodGang,InsufficientResources} = %v: the competitor waits for capacity", got)
+	}
+	if got := after("phalanx_updates_in_progress", nil); got != 0 {
+		t.Errorf("phalanx_updates_in_progress = %v after the update", got)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
 
 // StatusSink is told when a gang may need its status or events written.
@@ -144,6 +145,7 @@ func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod
 				if held, holds := p.heldTotal(nodes, k); len(holds) > 0 && !free.Sub(held).Fits(need) {
 					// Only the holds are in the way: wake the gang when they end.
 					p.noteHoldBlocked(pod, holds)
+					metrics.ReservationBlockedPods.Inc()
 					return reject(gang.ReasonInsufficient, fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster while capacity is held for replacements (until %s): %s",
 						k, n, holds[0].Until.UTC().Format(time.RFC3339), free.Sub(held).Shortfall(need)))
 				}
@@ -208,6 +210,7 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
 		return
 	}
+	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
 	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,
 		fmt.Sprintf("member %s was released before the gang reached its quorum (%s); the gang is retried as a whole", pod.Name, p.store.QuorumProgress(k)))
 }
@@ -224,6 +227,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		if p.store.Established(k) {
 			return nil, 0
 		}
+		metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), "SurgeNotEstablished").Inc()
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
 	}
 	if p.store.QuorumMet(k) {
@@ -235,6 +239,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		// Members were deleted while this one was being placed (the deletion could not
 		// reject a pod that was not waiting yet): do not hold a node for a quorum that
 		// cannot form.
+		metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), "MembersLost").Inc()
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s lost members while this one was placed: %s", k, p.store.QuorumProgress(k))), 0
 	}
 	timeout := p.opts.PermitTimeout
@@ -243,6 +248,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 	}
 	p.setWait(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
 		Message: fmt.Sprintf("placed members wait for the quorum: %s", p.store.QuorumProgress(k))})
+	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout
 }
 
@@ -263,6 +269,9 @@ func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 // status write that follows.
 func (p *Adapter) established(logger klog.Logger, k gang.Key) {
 	logger.V(2).Info("Gang established", "gang", k.String(), "nodes", len(p.store.PlacedNodes(k)))
+	if spec, ok := p.store.Spec(k); ok && !spec.CreatedAt.IsZero() {
+		metrics.GangTimeToPlaced.WithLabelValues(k.Kind.String()).Observe(time.Since(spec.CreatedAt).Seconds())
+	}
 	p.status.Established(k)
 	p.activate(logger, k, "")
 	p.activatePods(logger, p.store.PendingPodsBasedOn(k))
@@ -297,6 +306,7 @@ func (p *Adapter) releaseGang(ctx context.Context, k gang.Key, reason, msg strin
 	if !p.store.StartBackoff(k, d, msg) {
 		return
 	}
+	metrics.Backoffs.WithLabelValues(k.Kind.String(), reason).Inc()
 	logger := klog.FromContext(ctx)
 	logger.V(2).Info("Gang released and backing off", "gang", k.String(), "backoff", d, "reason", reason)
 	p.timersMu.Lock()
@@ -453,6 +463,8 @@ func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	}
 	s := gang.NewStore(m, time.Now)
 	stores[h] = s
+	metrics.Register()
+	metrics.AddGangState(s)
 	return s, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
 
 func (p *Adapter) heldOn(n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
@@ -70,6 +71,7 @@ func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 		return nil
 	}
 	p.noteHoldBlocked(pod, holds)
+	metrics.ReservationBlockedPods.Inc()
 	var names []string
 	until := holds[0].Until
 	for _, h := range holds {
@@ -119,6 +121,10 @@ func (p *Adapter) holdEnded(k gang.Key) {
 		p.holdTimers[k] = time.AfterFunc(time.Until(until)+10*time.Millisecond, func() { p.holdEnded(k) })
 		p.timersMu.Unlock()
 		return
+	}
+	if len(blocked) > 0 && len(p.store.PendingPods(k)) > 0 {
+		// The replacements had not all bound: the hold ran out on them.
+		metrics.ReservationsExpired.Inc()
 	}
 	pods := make([]*v1.Pod, 0, len(blocked))
 	for _, pod := range blocked {

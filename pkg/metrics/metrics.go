@@ -1,0 +1,151 @@
+// Package metrics defines the Prometheus metrics of Phalanx. They are registered with the
+// component-base legacy registry, which phalanx-scheduler serves on /metrics next to the
+// kube-scheduler's own. Labels are bounded: gang kind, reason, strategy, action, result; never
+// pod, gang or PodCliqueSet names. docs/metrics.md lists them.
+package metrics
+
+import (
+	"sync"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+const namespace = "phalanx"
+
+var (
+	// GangTimeToPlaced is the time from a gang's creation to its quorum bound (established).
+	GangTimeToPlaced = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Namespace: namespace, Name: "gang_time_to_placed_seconds",
+		Help:           "Time from the creation of a gang object to the bind that completed its quorum.",
+		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14), // 50 ms .. ~7 min
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+	// PermitWaits counts members held in Permit for their gang's quorum.
+	PermitWaits = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "permit_waits_total",
+		Help:           "Gang members held in Permit until their quorum was reached.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+	// PermitRejections counts members released from Permit or refused there, by reason.
+	PermitRejections = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "permit_rejections_total",
+		Help:           "Gang members refused in Permit or released before their quorum, by reason (QuorumTimeout, MembersLost, SurgeNotEstablished).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "reason"})
+	// Backoffs counts gangs released as a whole and put in back-off.
+	Backoffs = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "gang_backoffs_total",
+		Help:           "Gangs released as a whole and put in back-off, by reason.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "reason"})
+	// SurgeAdmissions counts surge admission decisions.
+	SurgeAdmissions = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "surge_admissions_total",
+		Help:           "Surge members checked against the scheduler's cache before creation: granted or blocked.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"result"})
+	// ReservationBlockedPods counts pods kept off capacity held for replacements.
+	ReservationBlockedPods = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "reservation_blocked_pods_total",
+		Help:           "Times a pod (or a gang) was kept off capacity held for another gang's replacements.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	// ReservationsExpired counts holds that ran out while they kept pods out.
+	ReservationsExpired = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "reservations_expired_total",
+		Help:           "Replacement holds that reached reservationHoldSeconds while they still kept other pods out.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	// UpdateDuration is the time from the start to the end of a PodCliqueSet update.
+	UpdateDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Namespace: namespace, Name: "update_duration_seconds",
+		Help:           "Duration of completed PodCliqueSet updates, by strategy.",
+		Buckets:        metrics.ExponentialBuckets(1, 2, 14), // 1 s .. ~4.5 h
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"strategy"})
+	// UpdateSteps counts the planner's actions applied by the controller.
+	UpdateSteps = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "update_steps_total",
+		Help:           "Update actions applied (create or delete of a member; surge or not), by strategy.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"strategy", "action", "surge"})
+	// UpdatesInProgress and UpdatesStalled are the PodCliqueSets updating, and those past
+	// their progress deadline.
+	UpdatesInProgress = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: namespace, Name: "updates_in_progress",
+		Help:           "PodCliqueSets with an update under way.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: namespace, Name: "updates_stalled",
+		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
+var registerOnce sync.Once
+
+// Register registers every metric once; later calls do nothing. Collectors that read live
+// state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
+func Register() {
+	registerOnce.Do(func() {
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, PermitRejections, Backoffs, SurgeAdmissions,
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
+	})
+}
+
+// GangState is what the gangs-waiting collector reads at scrape time.
+type GangState interface {
+	// WaitingByReason counts the gangs that wait, by reason, per kind.
+	WaitingByReason() map[[2]string]int
+	// ActiveHolds counts the gangs whose replacement hold is active.
+	ActiveHolds() int
+}
+
+var (
+	gangsWaitingDesc = metrics.NewDesc("phalanx_gangs_waiting", "Gangs that are not placed, by kind and the reason they wait.",
+		[]string{"kind", "reason"}, nil, metrics.ALPHA, "")
+	holdsActiveDesc = metrics.NewDesc("phalanx_reservations_active", "Gangs whose freed capacity is held for their replacements now.",
+		nil, nil, metrics.ALPHA, "")
+)
+
+type gangCollector struct {
+	metrics.BaseStableCollector
+	mu     sync.Mutex
+	states []GangState
+}
+
+var collector = &gangCollector{}
+var collectorOnce sync.Once
+
+// AddGangState adds a gang store to what the collector reports (one per scheduler profile).
+func AddGangState(s GangState) {
+	collectorOnce.Do(func() { legacyregistry.CustomMustRegister(collector) })
+	collector.mu.Lock()
+	defer collector.mu.Unlock()
+	collector.states = append(collector.states, s)
+}
+
+func (c *gangCollector) DescribeWithStability(ch chan<- *metrics.Desc) {
+	ch <- gangsWaitingDesc
+	ch <- holdsActiveDesc
+}
+
+func (c *gangCollector) CollectWithStability(ch chan<- metrics.Metric) {
+	c.mu.Lock()
+	states := append([]GangState(nil), c.states...)
+	c.mu.Unlock()
+	waiting := map[[2]string]int{}
+	holds := 0
+	for _, s := range states {
+		for k, n := range s.WaitingByReason() {
+			waiting[k] += n
+		}
+		holds += s.ActiveHolds()
+	}
+	for k, n := range waiting {
+		ch <- metrics.NewLazyConstMetric(gangsWaitingDesc, metrics.GaugeValue, float64(n), k[0], k[1])
+	}
+	ch <- metrics.NewLazyConstMetric(holdsActiveDesc, metrics.GaugeValue, float64(holds))
+}
