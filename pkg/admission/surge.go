@@ -10,6 +10,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
@@ -67,18 +70,20 @@ var (
 // the node infos, so that the members of one surge gang compete for the same room, and binds
 // nothing. Calls are serialized; each takes a fresh snapshot.
 type FrameworkAdmitter struct {
-	mu    sync.Mutex
-	cache internalcache.Cache
-	snap  *internalcache.Snapshot
-	fw    framework.Framework
+	mu sync.Mutex
+	fw framework.Framework
+	// lister is what the framework's plugins read; refresh points it at a current snapshot.
+	lister  *swapLister
+	refresh func(ctx context.Context) (*internalcache.Snapshot, error)
 	// gangs is the profile's gang store: capacity it holds for replacements is not room for
-	// a surge (nil: no gang plugin in the profile).
+	// a surge (nil: no gang plugin in the profile, or a preview outside the scheduler).
 	gangs *gang.Store
 }
 
 var _ SurgeAdmitter = &FrameworkAdmitter{}
 
-// NewFrameworkAdmitter builds the admitter for the scheduler profile named profile.
+// NewFrameworkAdmitter builds the admitter for the scheduler profile named profile, on the
+// scheduler's own cache.
 func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, profile string) (*FrameworkAdmitter, error) {
 	var base *config.KubeSchedulerProfile
 	for i := range cc.ComponentConfig.Profiles {
@@ -89,6 +94,42 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 	if base == nil {
 		return nil, fmt.Errorf("surge admission: no scheduler profile named %q", profile)
 	}
+	lister := &swapLister{}
+	fw, err := filterFramework(ctx, base, lister, cc.InformerFactory, cc.Client, cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	snap := internalcache.NewEmptySnapshot()
+	a := &FrameworkAdmitter{fw: fw, lister: lister, refresh: func(ctx context.Context) (*internalcache.Snapshot, error) {
+		return snap, sched.Cache.UpdateSnapshot(klog.FromContext(ctx), snap)
+	}}
+	if h, ok := sched.Profiles[profile]; ok {
+		a.gangs = gangplugin.StoreOf(h)
+	}
+	return a, nil
+}
+
+// NewStaticAdmitter builds an admitter that answers on the world world returns (nodes and
+// pods, bound ones on their nodes), with profile's Filter plugins: the same check as the
+// scheduler's, for previews that run outside it (kubectl phalanx plan).
+func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile, kube kubernetes.Interface, world func() ([]*v1.Node, []*v1.Pod)) (*FrameworkAdmitter, error) {
+	lister := &swapLister{}
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	fw, err := filterFramework(ctx, profile, lister, factory, kube, nil)
+	if err != nil {
+		return nil, err
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return &FrameworkAdmitter{fw: fw, lister: lister, refresh: func(context.Context) (*internalcache.Snapshot, error) {
+		nodes, pods := world()
+		return internalcache.NewSnapshot(pods, nodes), nil
+	}}, nil
+}
+
+// filterFramework is a framework with the profile's Filter plugins (and their PreFilter
+// halves) only, reading nodes from lister.
+func filterFramework(ctx context.Context, base *config.KubeSchedulerProfile, lister *swapLister, factory informers.SharedInformerFactory, kube kubernetes.Interface, kubeConfig *rest.Config) (framework.Framework, error) {
 	set := func(ns []string) config.PluginSet {
 		var s config.PluginSet
 		for _, n := range ns {
@@ -97,7 +138,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 		return s
 	}
 	prof := &config.KubeSchedulerProfile{
-		SchedulerName: profile,
+		SchedulerName: base.SchedulerName,
 		PluginConfig:  base.PluginConfig,
 		Plugins: &config.Plugins{
 			QueueSort: set([]string{names.PrioritySort}),
@@ -106,25 +147,39 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 			Bind:      set([]string{names.DefaultBinder}),
 		},
 	}
-	snap := internalcache.NewEmptySnapshot()
-	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof,
-		frameworkruntime.WithSnapshotSharedLister(snap),
-		frameworkruntime.WithInformerFactory(cc.InformerFactory),
-		frameworkruntime.WithClientSet(cc.Client),
-		frameworkruntime.WithKubeConfig(cc.KubeConfig),
+	opts := []frameworkruntime.Option{
+		frameworkruntime.WithSnapshotSharedLister(lister),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithClientSet(kube),
 		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("surge-admission")),
-	)
+	}
+	if kubeConfig != nil {
+		opts = append(opts, frameworkruntime.WithKubeConfig(kubeConfig))
+	}
+	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("surge admission: building the filter framework: %w", err)
 	}
-	// Plugins may have asked for informers the scheduler did not start.
-	cc.InformerFactory.Start(ctx.Done())
-	cc.InformerFactory.WaitForCacheSync(ctx.Done())
-	a := &FrameworkAdmitter{cache: sched.Cache, snap: snap, fw: fw}
-	if h, ok := sched.Profiles[profile]; ok {
-		a.gangs = gangplugin.StoreOf(h)
-	}
-	return a, nil
+	// Plugins may have asked for informers nobody started yet.
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return fw, nil
+}
+
+// swapLister is the framework's view of the cluster, pointed at a fresh snapshot per check.
+type swapLister struct{ cur *internalcache.Snapshot }
+
+func (l *swapLister) NodeInfos() fwk.NodeInfoLister       { return l.cur.NodeInfos() }
+func (l *swapLister) StorageInfos() fwk.StorageInfoLister { return l.cur.StorageInfos() }
+func (l *swapLister) PodGroupStates() fwk.PodGroupStateLister {
+	return l.cur.PodGroupStates()
+}
+func (l *swapLister) PodGroups() fwk.PodGroupLister { return l.cur.PodGroups() }
+func (l *swapLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return l.cur.CompositePodGroupStates()
+}
+func (l *swapLister) CompositePodGroups() fwk.CompositePodGroupLister {
+	return l.cur.CompositePodGroups()
 }
 
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
@@ -135,15 +190,17 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req SurgeRequest) (S
 	if len(req.Pods) == 0 {
 		return SurgeVerdict{Fits: true}, nil
 	}
-	if err := a.cache.UpdateSnapshot(klog.FromContext(ctx), a.snap); err != nil {
+	snap, err := a.refresh(ctx)
+	if err != nil {
 		return SurgeVerdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
 	}
-	nodes, err := a.snap.NodeInfos().List()
+	a.lister.cur = snap
+	nodes, err := snap.NodeInfos().List()
 	if err != nil {
 		return SurgeVerdict{}, err
 	}
 	domains := groupByDomain(nodes, req)
-	pods := sortedBySize(withDefaultRequests(req.Pods))
+	pods := sortedBySize(WithDefaultRequests(req.Pods))
 	req.Pods = pods
 	var reasons []string
 	for _, d := range domains {
@@ -287,28 +344,34 @@ func summarize(counts map[string]int) string {
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
 
-// withDefaultRequests copies pods that are not created yet with the defaulting the API server
+// WithDefaultRequests copies pods that are not created yet with the defaulting the API server
 // would apply: a container's request is its limit where only the limit is set.
-func withDefaultRequests(pods []*v1.Pod) []*v1.Pod {
+func WithDefaultRequests(pods []*v1.Pod) []*v1.Pod {
 	out := make([]*v1.Pod, len(pods))
 	for i, p := range pods {
 		p = p.DeepCopy()
-		for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-			for j := range cs {
-				c := &cs[j]
-				for r, q := range c.Resources.Limits {
-					if _, ok := c.Resources.Requests[r]; !ok {
-						if c.Resources.Requests == nil {
-							c.Resources.Requests = v1.ResourceList{}
-						}
-						c.Resources.Requests[r] = q.DeepCopy()
-					}
-				}
-			}
-		}
+		DefaultRequests(p)
 		out[i] = p
 	}
 	return out
+}
+
+// DefaultRequests sets, in place, each container's request to its limit where only the limit
+// is set (what the API server does on create).
+func DefaultRequests(p *v1.Pod) {
+	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for j := range cs {
+			c := &cs[j]
+			for r, q := range c.Resources.Limits {
+				if _, ok := c.Resources.Requests[r]; !ok {
+					if c.Resources.Requests == nil {
+						c.Resources.Requests = v1.ResourceList{}
+					}
+					c.Resources.Requests[r] = q.DeepCopy()
+				}
+			}
+		}
+	}
 }
 
 func sortedBySize(pods []*v1.Pod) []*v1.Pod {

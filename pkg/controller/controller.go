@@ -43,6 +43,7 @@ import (
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -72,6 +73,10 @@ type Controller struct {
 	// the gauges).
 	updatesMu sync.Mutex
 	updates   map[string]updateState
+
+	// OnPlan, when set, is told the plan of every pass before it is applied (previews and
+	// tests record the update's steps with it).
+	OnPlan func(pcs *grovev1.PodCliqueSet, plan update.Plan)
 
 	// AfterCreate, when set, runs after every successful create; an error ends the pass.
 	// Tests use it to stop the controller at a chosen point, as a crash would.
@@ -187,16 +192,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
 	logger := klog.FromContext(ctx)
-	c.kubeFactory.Start(ctx.Done())
-	c.phalanxFactory.Start(ctx.Done())
-	if c.nodeFactory != nil {
-		c.nodeFactory.Start(ctx.Done())
-		defer c.nodeFactory.Shutdown()
-	}
-	defer c.kubeFactory.Shutdown()
-	defer c.phalanxFactory.Shutdown()
-	if !cache.WaitForNamedCacheSync("podcliqueset", ctx.Done(), c.synced...) {
-		return fmt.Errorf("podcliqueset controller: caches did not sync")
+	defer c.shutdownInformers()
+	if err := c.StartInformers(ctx); err != nil {
+		return err
 	}
 	logger.Info("PodCliqueSet controller started", "workers", workers)
 	for i := 0; i < workers; i++ {
@@ -205,6 +203,61 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	<-ctx.Done()
 	logger.Info("PodCliqueSet controller stopped")
 	return nil
+}
+
+// StartInformers starts the controller's informers and waits for their caches. Run calls it;
+// a caller that drives Reconcile itself (a preview) calls it instead of Run.
+func (c *Controller) StartInformers(ctx context.Context) error {
+	c.kubeFactory.Start(ctx.Done())
+	c.phalanxFactory.Start(ctx.Done())
+	if c.nodeFactory != nil {
+		c.nodeFactory.Start(ctx.Done())
+	}
+	if !cache.WaitForNamedCacheSync("podcliqueset", ctx.Done(), c.synced...) {
+		return fmt.Errorf("podcliqueset controller: caches did not sync")
+	}
+	return nil
+}
+
+func (c *Controller) shutdownInformers() {
+	c.kubeFactory.Shutdown()
+	c.phalanxFactory.Shutdown()
+	if c.nodeFactory != nil {
+		c.nodeFactory.Shutdown()
+	}
+}
+
+// CachesHold reports whether the controller's caches hold exactly these pods and gangs
+// (name and resourceVersion): a preview waits for it between passes.
+func (c *Controller) CachesHold(namespace string, pods []corev1.Pod, gangs []schedv1.PodGang, pcs *grovev1.PodCliqueSet) bool {
+	cached, err := c.pods.Pods(namespace).List(labels.Everything())
+	if err != nil || len(cached) != len(pods) {
+		return false
+	}
+	rv := map[string]string{}
+	for _, p := range cached {
+		rv[p.Name] = p.ResourceVersion
+	}
+	for _, p := range pods {
+		if rv[p.Name] != p.ResourceVersion {
+			return false
+		}
+	}
+	cg, err := c.gangs.PodGangs(namespace).List(labels.Everything())
+	if err != nil || len(cg) != len(gangs) {
+		return false
+	}
+	rv = map[string]string{}
+	for _, g := range cg {
+		rv[g.Name] = g.ResourceVersion
+	}
+	for _, g := range gangs {
+		if rv[g.Name] != g.ResourceVersion {
+			return false
+		}
+	}
+	cur, err := c.sets.PodCliqueSets(namespace).Get(pcs.Name)
+	return err == nil && cur.ResourceVersion == pcs.ResourceVersion
 }
 
 func (c *Controller) worker(ctx context.Context) {
@@ -314,6 +367,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 				return fmt.Errorf("planning the update of %s: %w", key, err)
 			}
 		}
+	}
+	if c.OnPlan != nil {
+		c.OnPlan(pcs, ro.plan)
 	}
 	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
@@ -680,6 +736,9 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			upd := pclq.DeepCopy()
 			upd.Status = st
 			got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+			if apierrors.IsNotFound(err) {
+				continue // deleted by this pass (no longer wanted): nothing to report
+			}
 			if err != nil {
 				return fmt.Errorf("updating status of PodClique %s: %w", pclq.Name, err)
 			}
@@ -698,7 +757,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			sg.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(sg.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(sg.Status.Selector, st.Selector) {
 			upd := sg.DeepCopy()
 			upd.Status = st
-			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); ignoreNotFound(err) != nil {
 				return fmt.Errorf("updating status of PodCliqueScalingGroup %s: %w", sg.Name, err)
 			}
 		}

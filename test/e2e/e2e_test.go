@@ -15,14 +15,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
@@ -244,28 +242,6 @@ func TestSeedExamples(t *testing.T) {
 	})
 }
 
-// groupSet is one PodCliqueSet replica with a scaling group "sg" of replicas x (1 leader + 2
-// workers), each pod a whole 8-GPU node.
-func groupSet(ns, name string, replicas, minAvailable, surge, unavailable int32) *grovev1.PodCliqueSet {
-	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
-		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
-			SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/prefill:v1",
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
-		}}}
-	}
-	return &grovev1.PodCliqueSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: grovev1.PodCliqueSetSpec{Replicas: 1, Template: grovev1.PodCliqueSetTemplateSpec{
-			Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
-			PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
-				Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
-				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
-			}},
-		}},
-	}
-}
-
 // The review's circular dependency: replicas 3 = minAvailable 3 (every group replica in the
 // base gang), maxSurge 1, maxUnavailable 0. The surge replica is a scaled gang gated on a base
 // that is being updated; Phalanx places it because the base stays established.
@@ -273,7 +249,7 @@ func TestSurgeCircularDependency(t *testing.T) {
 	env := framework.Shared(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("circular", 12))
-	create(t, env, groupSet(ns, "circ", 3, 3, 1, 0))
+	create(t, env, framework.GroupSet(ns, "circ", 3, 3, 1, 0))
 	env.WaitAvailable(t, ns, "circ", 1, 9)
 	var mu sync.Mutex
 	sawSurge := false
@@ -325,7 +301,7 @@ func TestLeaderKilledMidUpdate(t *testing.T) {
 	env := framework.Shared(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("leader", 12))
-	create(t, env, groupSet(ns, "lk", 3, 1, 1, 0))
+	create(t, env, framework.GroupSet(ns, "lk", 3, 1, 1, 0))
 	env.WaitAvailable(t, ns, "lk", 1, 9)
 	twins := &noTwins{}
 	stop := env.WatchPods(t, ns, "lk", twins.observe)
@@ -362,7 +338,7 @@ func TestNodeLostMidUpdate(t *testing.T) {
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("lost", 8))
-	create(t, env, groupSet(ns, "nl", 2, 1, 0, 1))
+	create(t, env, framework.GroupSet(ns, "nl", 2, 1, 0, 1))
 	env.WaitAvailable(t, ns, "nl", 1, 6)
 	twins := &noTwins{}
 	stop := env.WatchPods(t, ns, "nl", twins.observe)
@@ -418,7 +394,7 @@ func TestManyPodCliqueSetsAtOnce(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("many", 200))
 	const sets = 20
 	for i := 0; i < sets; i++ {
-		pcs := groupSet(ns, fmt.Sprintf("m%02d", i), 1, 1, 0, 1)
+		pcs := framework.GroupSet(ns, fmt.Sprintf("m%02d", i), 1, 1, 0, 1)
 		pcs.Spec.Template = grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{pcs.Spec.Template.Cliques[1]}}
 		pcs.Spec.Template.Cliques[0].Spec.Replicas = 4
 		pcs.Spec.Template.Cliques[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}

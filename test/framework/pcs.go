@@ -10,13 +10,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 )
 
 // UpdateTimeout bounds the waits for a PodCliqueSet to come up or finish an update.
@@ -198,4 +202,64 @@ func (e *Env) WatchPods(t testing.TB, ns, pcs string, observe func(pods map[stri
 		w.Stop()
 		<-done
 	}
+}
+
+// Workers is a PodCliqueSet of one replica with one standalone clique "worker" of 3 whole-node
+// (8-GPU) pods, rolled with the given budgets.
+func Workers(ns, name string, surge, unavailable int32, deadline int32) *grovev1.PodCliqueSet {
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{
+			Replicas:       1,
+			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To(deadline)},
+			Template: grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{{
+				Name:           "worker",
+				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
+				Spec: grovev1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: corev1.PodSpec{
+					SchedulerName:                 scheduler.SchedulerName,
+					TerminationGracePeriodSeconds: ptr.To[int64](0),
+					Containers: []corev1.Container{{Name: "w", Image: "registry.example.com/llm/worker:v1",
+						Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+				}},
+			}}},
+		},
+	}
+}
+
+// GroupSet is a PodCliqueSet of one replica with one scaling group "sg" of replicas x (1
+// leader + 2 workers), every pod a whole 8-GPU node; group replicas below minAvailable are in
+// the base gang.
+func GroupSet(ns, name string, replicas, minAvailable, surge, unavailable int32) *grovev1.PodCliqueSet {
+	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
+		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
+			SchedulerName:                 scheduler.SchedulerName,
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/prefill:v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+		}}}
+	}
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{
+			Replicas:       1,
+			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To[int32](600)},
+			Template: grovev1.PodCliqueSetTemplateSpec{
+				Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
+				PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
+					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
+					UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
+				}},
+			},
+		},
+	}
+}
+
+// Recreate is Workers with 2 pods under ReplicaRecreate with the given PodCliqueSet budgets.
+func Recreate(ns, name string, replicas, surge, unavailable int32) *grovev1.PodCliqueSet {
+	pcs := Workers(ns, name, 0, 0, 600)
+	pcs.Spec.Replicas = replicas
+	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
+	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
+	pcs.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))}
+	return pcs
 }

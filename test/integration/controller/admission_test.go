@@ -58,7 +58,7 @@ func TestWebhooksRefuseAndDefault(t *testing.T) {
 	env.StartPhalanx(t, framework.Phalanx{Webhooks: true})
 
 	// Defaulting: a PCS without strategy gets RollingUpdate, 600 s, component budgets 1/0.
-	valid := workers(ns, "w", 1, 0, 600)
+	valid := framework.Workers(ns, "w", 1, 0, 600)
 	valid.Spec.UpdateStrategy = nil
 	valid.Spec.Template.Cliques[0].UpdateStrategy = nil
 	got := createPCS(t, env, valid)
@@ -74,7 +74,7 @@ func TestWebhooksRefuseAndDefault(t *testing.T) {
 	}
 
 	const bothZero = `spec.template.cliques[0].updateStrategy: Invalid value: "maxSurge=0, maxUnavailable=0": maxSurge and maxUnavailable must not both be 0`
-	invalid := workers(ns, "bad", 0, 0, 600)
+	invalid := framework.Workers(ns, "bad", 0, 0, 600)
 	_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, invalid, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), bothZero) {
 		t.Errorf("create of an invalid PodCliqueSet: %v\nwant the message %q", err, bothZero)
@@ -148,7 +148,7 @@ func TestSurgeAdmission(t *testing.T) {
 		ns := webhookNamespace(t, env)
 		env.AddNodes(t, framework.GPUNodes("sa1", 6))
 		env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
-		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 1))
+		createPCS(t, env, framework.GroupSet(ns, "g", 2, 1, 1, 1))
 		env.WaitAvailable(t, ns, "g", 1, 6)
 		var mu sync.Mutex
 		sawSurge, blocked := false, ""
@@ -188,7 +188,7 @@ func TestSurgeAdmission(t *testing.T) {
 		ns := webhookNamespace(t, env)
 		env.AddNodes(t, framework.GPUNodes("sa0", 6))
 		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
-		createPCS(t, env, groupSet(ns, "g", 2, 1, 1, 0))
+		createPCS(t, env, framework.GroupSet(ns, "g", 2, 1, 1, 0))
 		env.WaitAvailable(t, ns, "g", 1, 6)
 		env.SetImage(t, ns, "g", "registry.example.com/llm/prefill:v2")
 		const want = "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
@@ -254,7 +254,7 @@ func TestSurgeAdmission(t *testing.T) {
 // recreateSet is a ReplicaRecreate PodCliqueSet of one replica: 2 whole-node pods, recreated
 // one replica at a time without surge.
 func recreateSet(ns string) *grovev1.PodCliqueSet {
-	pcs := workers(ns, "rr", 0, 0, 600)
+	pcs := framework.Workers(ns, "rr", 0, 0, 600)
 	pcs.Spec.Template.Cliques[0].Spec.Replicas = 2
 	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
 	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
@@ -396,7 +396,7 @@ func TestMetrics(t *testing.T) {
 	}
 	// 2 group replicas of 3 whole-node pods on 6 nodes: the surge is blocked, the update goes
 	// on within maxUnavailable 1, each replaced replica's GPUs are held.
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(framework.Context(t), groupSet(ns, "m", 2, 1, 1, 1), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(framework.Context(t), framework.GroupSet(ns, "m", 2, 1, 1, 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "m", 1, 6)

@@ -9,36 +9,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
-
-// workers is a PodCliqueSet of one standalone clique of 3 whole-node (8-GPU) pods.
-func workers(ns, name string, surge, unavailable int32, deadline int32) *grovev1.PodCliqueSet {
-	return &grovev1.PodCliqueSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: grovev1.PodCliqueSetSpec{
-			Replicas:       1,
-			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To(deadline)},
-			Template: grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{{
-				Name:           "worker",
-				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
-				Spec: grovev1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: corev1.PodSpec{
-					SchedulerName:                 scheduler.SchedulerName,
-					TerminationGracePeriodSeconds: ptr.To[int64](0),
-					Containers: []corev1.Container{{Name: "w", Image: "registry.example.com/llm/worker:v1",
-						Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
-				}},
-			}}},
-		},
-	}
-}
 
 // The design's PodClique example end to end: replicas=3, maxSurge=1, maxUnavailable=0 on
 // room for exactly 4 pods. The surge pod (index 3) joins the established gang, the old pods
@@ -51,7 +28,7 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("roll", 4))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "w", 1, 0, 600), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, framework.Workers(ns, "w", 1, 0, 600), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "w", 1, 3)
@@ -126,7 +103,7 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("stall", 3))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, workers(ns, "s", 1, 0, 3), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, framework.Workers(ns, "s", 1, 0, 3), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "s", 1, 3)
@@ -151,33 +128,6 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 	}
 	if ready != 3 {
 		t.Errorf("%d old pods Ready, want all 3 kept while the surge cannot be placed", ready)
-	}
-}
-
-// groupSet is a PodCliqueSet of one scaling group "sg" of replicas x (1 leader + 2 workers),
-// every pod a whole 8-GPU node; group replicas below minAvailable are in the base gang.
-func groupSet(ns, name string, replicas, minAvailable, surge, unavailable int32) *grovev1.PodCliqueSet {
-	clique := func(n string, pods int32) grovev1.PodCliqueTemplateSpec {
-		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: pods, PodSpec: corev1.PodSpec{
-			SchedulerName:                 scheduler.SchedulerName,
-			TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/prefill:v1",
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
-		}}}
-	}
-	return &grovev1.PodCliqueSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: grovev1.PodCliqueSetSpec{
-			Replicas:       1,
-			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingUpdateStrategyType, ProgressDeadlineSeconds: ptr.To[int32](600)},
-			Template: grovev1.PodCliqueSetTemplateSpec{
-				Cliques: []grovev1.PodCliqueTemplateSpec{clique("leader", 1), clique("worker", 2)},
-				PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{{
-					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
-					UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
-				}},
-			},
-		},
 	}
 }
 
@@ -219,7 +169,7 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 	env.AddNodes(t, framework.GPUNodes(fmt.Sprintf("pcsg%d", minAvailable), 12))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, groupSet(ns, "g", 3, minAvailable, 1, 0), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, framework.GroupSet(ns, "g", 3, minAvailable, 1, 0), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "g", 1, 9)
@@ -319,7 +269,7 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	env.AddNodes(t, framework.GPUNodes(fmt.Sprintf("rr%d%d", surge, unavailable), 9))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	pcs := workers(ns, "rr", 0, 0, 600)
+	pcs := framework.Workers(ns, "rr", 0, 0, 600)
 	pcs.Spec.Replicas = 2
 	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
 	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType

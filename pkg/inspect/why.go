@@ -1,0 +1,189 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// Why explains a pod: its gang, the gang's quorum, and what the gang or the pod waits for.
+type Why struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	Node      string `json:"node,omitempty"`
+	Phase     string `json:"phase"`
+	Scheduler string `json:"scheduler"`
+	Surge     bool   `json:"surge"`
+	// Gang is empty for a pod of no gang.
+	Gang        string   `json:"gang,omitempty"`
+	GangRole    string   `json:"gangRole,omitempty"`
+	BaseGang    string   `json:"baseGang,omitempty"`
+	Established bool     `json:"established"`
+	Quorum      []string `json:"quorum,omitempty"`
+	// Waiting is the gang's Unschedulable reason and message.
+	Waiting string `json:"waiting,omitempty"`
+	// LastEvent is the pod's latest FailedScheduling message.
+	LastEvent string `json:"lastSchedulingEvent,omitempty"`
+	// Reservation describes a hold the gang has (held capacity for its replacements).
+	Reservation string `json:"reservation,omitempty"`
+	// Verdict is the answer in one sentence.
+	Verdict string `json:"verdict"`
+}
+
+// LoadWhy reads what Why needs about a pod.
+func LoadWhy(ctx context.Context, kube kubernetes.Interface, client versioned.Interface, namespace, name string) (*Why, error) {
+	pod, err := kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading pod %s/%s: %w", namespace, name, err)
+	}
+	var pg *schedv1.PodGang
+	var members []corev1.Pod
+	if g := pod.Labels[grovev1.LabelPodGang]; g != "" {
+		pg, err = client.SchedulerV1alpha1().PodGangs(namespace).Get(ctx, g, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading PodGang %s: %w", g, err)
+		}
+		if apierrors.IsNotFound(err) {
+			pg = nil
+		}
+		list, err := kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelPodGang + "=" + g})
+		if err != nil {
+			return nil, err
+		}
+		members = list.Items
+	}
+	events, err := kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+		fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("reason", "FailedScheduling")).String()})
+	if err != nil {
+		return nil, err
+	}
+	return BuildWhy(pod, pg, members, events.Items), nil
+}
+
+// BuildWhy answers from the pod, its gang (nil when missing), the gang's pods and the pod's
+// FailedScheduling events.
+func BuildWhy(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod, events []corev1.Event) *Why {
+	w := &Why{Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName, Phase: string(pod.Status.Phase),
+		Scheduler: pod.Spec.SchedulerName, Surge: gang.DefaultMembership().IsSurge(pod),
+		Gang: pod.Labels[grovev1.LabelPodGang], BaseGang: pod.Labels[grovev1.LabelBasePodGang]}
+	w.GangRole = "base"
+	if w.BaseGang != "" {
+		w.GangRole = "scaled"
+	}
+	sort.Slice(events, func(i, j int) bool { return eventTime(events[i]).After(eventTime(events[j])) })
+	if len(events) > 0 {
+		w.LastEvent = events[0].Message
+	}
+	switch {
+	case w.Gang == "":
+		w.GangRole = ""
+		w.Verdict = "the pod belongs to no gang: it is scheduled on its own"
+	case pg == nil:
+		w.Verdict = fmt.Sprintf("its PodGang %s does not exist: the scheduler keeps the pod out of the queue until it does", w.Gang)
+	}
+	if pg != nil {
+		w.Established = meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled)
+		byName := map[string]corev1.Pod{}
+		for _, m := range members {
+			byName[m.Name] = m
+		}
+		for _, g := range pg.Spec.PodGroups {
+			bound, present := 0, 0
+			for _, ref := range g.PodReferences {
+				if m, ok := byName[ref.Name]; ok && m.DeletionTimestamp == nil {
+					present++
+					if m.Spec.NodeName != "" {
+						bound++
+					}
+				}
+			}
+			w.Quorum = append(w.Quorum, fmt.Sprintf("%s: %d bound, %d present, minReplicas %d", g.Name, bound, present, g.MinReplicas))
+		}
+		if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
+			w.Waiting = c.Reason + ": " + c.Message
+		}
+		if raw := pg.Annotations[schedv1.AnnotationReservation]; raw != "" {
+			if r := gang.ReservationFromPodGang(pg); r != nil {
+				var nodes []string
+				for n := range r.Nodes {
+					nodes = append(nodes, n)
+				}
+				sort.Strings(nodes)
+				w.Reservation = fmt.Sprintf("capacity on %s held for its replacements since %s", strings.Join(nodes, ", "), r.Since.UTC().Format(time.RFC3339))
+			}
+		}
+	}
+	if w.Verdict == "" {
+		switch {
+		case pod.Spec.NodeName != "":
+			w.Verdict = fmt.Sprintf("the pod is bound to %s", pod.Spec.NodeName)
+		case w.Surge && !w.Established:
+			w.Verdict = "a surge member waits until its gang is established"
+		case w.Waiting != "":
+			w.Verdict = "the gang waits: " + w.Waiting
+		case w.LastEvent != "":
+			w.Verdict = "the last scheduling attempt failed: " + w.LastEvent
+		default:
+			w.Verdict = "the pod waits in the scheduling queue"
+		}
+	}
+	return w
+}
+
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// RenderWhy prints the explanation.
+func RenderWhy(out io.Writer, w *Why, pal Palette) {
+	fmt.Fprintf(out, "pod %s/%s  %s  node %s  scheduler %s", w.Namespace, w.Pod, w.Phase, orDash(w.Node), orDash(w.Scheduler))
+	if w.Surge {
+		fmt.Fprint(out, "  surge member")
+	}
+	fmt.Fprintln(out)
+	if w.Gang != "" {
+		state := pal.paint(pal.Good, "established")
+		if !w.Established {
+			state = pal.paint(pal.Warn, "not established")
+		}
+		fmt.Fprintf(out, "gang PodGang %s (%s)  %s", w.Gang, w.GangRole, state)
+		if w.BaseGang != "" {
+			fmt.Fprintf(out, "  based on %s", w.BaseGang)
+		}
+		fmt.Fprintln(out)
+		for _, q := range w.Quorum {
+			fmt.Fprintf(out, "  quorum  %s\n", q)
+		}
+		if w.Waiting != "" {
+			fmt.Fprintf(out, "  waiting %s\n", pal.paint(pal.Bad, w.Waiting))
+		}
+		if w.Reservation != "" {
+			fmt.Fprintf(out, "  holds   %s\n", w.Reservation)
+		}
+	}
+	if w.LastEvent != "" {
+		fmt.Fprintf(out, "last FailedScheduling: %s\n", w.LastEvent)
+	}
+	fmt.Fprintf(out, "=> %s\n", w.Verdict)
+}
