@@ -37,12 +37,15 @@ bin/%: ; @$(MAKE) --no-print-directory $(BIN)/$*
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-build: $(BIN)/phalanx-scheduler ## Build bin/phalanx-scheduler.
+build: $(BIN)/phalanx-scheduler $(BIN)/kubectl-phalanx ## Build bin/phalanx-scheduler and the kubectl plugin bin/kubectl-phalanx.
 
 # The go command decides what is stale; FORCE makes make always ask it (a warm rebuild is ~2 s).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
 	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
+
+$(BIN)/kubectl-phalanx: FORCE
+	@$(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl-phalanx
 
 $(BIN)/localup: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/localup

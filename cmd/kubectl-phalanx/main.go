@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -25,6 +27,9 @@ import (
 )
 
 func main() {
+	// The in-memory controller and scheduler framework of `plan` log through klog; a CLI
+	// reports through its output and its error instead.
+	klog.SetLogger(logr.Discard())
 	if err := newRoot(os.Stdout).Execute(); err != nil {
 		os.Exit(1)
 	}
@@ -122,7 +127,8 @@ func (o *options) checkOutput() error {
 }
 
 func (o *options) statusCmd() *cobra.Command {
-	return &cobra.Command{
+	var hold time.Duration
+	cmd := &cobra.Command{
 		Use:     "status pcs/NAME",
 		Short:   "The tree PodCliqueSet -> replicas -> gangs -> pods, the update's progress and what waits",
 		Example: "  kubectl phalanx status pcs/multinode-disaggregated-inference\n  kubectl phalanx status pcs/NAME -o json",
@@ -143,7 +149,7 @@ func (o *options) statusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tree := inspect.BuildStatus(st)
+			tree := inspect.BuildStatus(st, time.Now(), hold)
 			if o.output == "json" {
 				return o.printJSON(tree)
 			}
@@ -151,6 +157,8 @@ func (o *options) statusCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().DurationVar(&hold, "reservation-hold", 120*time.Second, "the scheduler's reservationHoldSeconds: a replacement hold younger than this is shown")
+	return cmd
 }
 
 func (o *options) whyCmd() *cobra.Command {

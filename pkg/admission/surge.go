@@ -23,6 +23,7 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
@@ -113,6 +114,8 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 // pods, bound ones on their nodes), with profile's Filter plugins: the same check as the
 // scheduler's, for previews that run outside it (kubectl phalanx plan).
 func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile, kube kubernetes.Interface, world func() ([]*v1.Node, []*v1.Pod)) (*FrameworkAdmitter, error) {
+	// The framework records into the scheduler's metrics, which only a scheduler registers.
+	schedulermetrics.Register()
 	lister := &swapLister{}
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	fw, err := filterFramework(ctx, profile, lister, factory, kube, nil)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,6 +23,7 @@ import (
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -93,8 +95,9 @@ type Gang struct {
 	// Waiting is the reason and message of condition Unschedulable, when True.
 	Waiting string `json:"waiting,omitempty"`
 	// Reserved says that the gang holds freed capacity for its replacements.
-	Reserved bool  `json:"reserved,omitempty"`
-	Pods     []Pod `json:"pods"`
+	Reserved bool `json:"reserved,omitempty"`
+	// Pods are named without the PodCliqueSet's name in front.
+	Pods []Pod `json:"pods"`
 }
 
 // Pod is one pod of a gang.
@@ -110,8 +113,9 @@ type Pod struct {
 	Deleting bool   `json:"deleting,omitempty"`
 }
 
-// BuildStatus builds the tree from a State.
-func BuildStatus(s *State) Status {
+// BuildStatus builds the tree from a State. A gang shows a replacement hold when its
+// reservation started less than hold before now (the scheduler's reservationHoldSeconds).
+func BuildStatus(s *State, now time.Time, hold time.Duration) Status {
 	pcs := s.PCS
 	st := Status{Namespace: pcs.Namespace, Name: pcs.Name, Strategy: string(grovev1.RollingUpdateStrategyType),
 		Revision: pcs.Status.CurrentRevision, Replicas: pcs.Spec.Replicas, Available: pcs.Status.AvailableReplicas,
@@ -145,7 +149,10 @@ func BuildStatus(s *State) Status {
 		if replicas[r] == nil {
 			replicas[r] = &Replica{Index: r, Updating: updating[r], Surge: r >= int(pcs.Spec.Replicas)}
 		}
-		gg := buildGang(&g, podsByGang[g.Name], hashes)
+		gg := buildGang(&g, podsByGang[g.Name], hashes, pcs.Name+"-")
+		if r := gang.ReservationFromPodGang(&g); r != nil && now.Before(r.Since.Add(hold)) {
+			gg.Reserved = true
+		}
 		if g.Name != workload.BasePodGangName(pcs.Name, r) {
 			gg.Role = "scaled"
 		}
@@ -164,11 +171,10 @@ func BuildStatus(s *State) Status {
 	return st
 }
 
-func buildGang(g *schedv1.PodGang, pods []corev1.Pod, hashes map[string]string) Gang {
+func buildGang(g *schedv1.PodGang, pods []corev1.Pod, hashes map[string]string, prefix string) Gang {
 	out := Gang{Name: g.Name, Role: "base", Phase: string(g.Status.Phase),
 		Established: meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionScheduled),
-		Surge:       g.Labels[grovev1.LabelSurge] == "true",
-		Reserved:    g.Annotations[schedv1.AnnotationReservation] != ""}
+		Surge:       g.Labels[grovev1.LabelSurge] == "true"}
 	if c := meta.FindStatusCondition(g.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
 		out.Waiting = c.Reason + ": " + c.Message
 	}
@@ -183,12 +189,12 @@ func buildGang(g *schedv1.PodGang, pods []corev1.Pod, hashes map[string]string) 
 				bound++
 			}
 		}
-		out.Quorum = append(out.Quorum, fmt.Sprintf("%s %d/%d", pg.Name, bound, pg.MinReplicas))
+		out.Quorum = append(out.Quorum, fmt.Sprintf("%s %d/%d", strings.TrimPrefix(pg.Name, prefix), bound, pg.MinReplicas))
 	}
 	for _, p := range pods {
 		rev := p.Labels[grovev1.LabelPodTemplateHash]
 		out.Pods = append(out.Pods, Pod{
-			Name: p.Name, Index: p.Labels[grovev1.LabelPodCliquePodIndex], Revision: rev,
+			Name: strings.TrimPrefix(p.Name, prefix), Index: p.Labels[grovev1.LabelPodCliquePodIndex], Revision: rev,
 			Current: rev != "" && rev == hashes[p.Labels[workload.LabelCliqueTemplate]],
 			Node:    p.Spec.NodeName, Ready: workload.PodReady(&p), Phase: string(p.Status.Phase),
 			Surge: p.Labels[grovev1.LabelSurge] == "true", Deleting: p.DeletionTimestamp != nil,
@@ -213,7 +219,7 @@ func (p Palette) paint(color, s string) string {
 
 // RenderStatus prints the tree.
 func RenderStatus(w io.Writer, st Status, pal Palette) {
-	fmt.Fprintf(w, "PodCliqueSet %s/%s  %s  revision %s\n", st.Namespace, st.Name, st.Strategy, orDash(st.Revision))
+	fmt.Fprintf(w, "PodCliqueSet %s/%s  %s  revision %s  (pods and podgroups named without %q)\n", st.Namespace, st.Name, st.Strategy, orDash(st.Revision), st.Name+"-")
 	fmt.Fprintf(w, "  replicas %d, available %d, updated %d", st.Replicas, st.Available, st.Updated)
 	if len(st.Updating) > 0 {
 		fmt.Fprintf(w, ", updating %v", st.Updating)
@@ -254,7 +260,7 @@ func RenderStatus(w io.Writer, st Status, pal Palette) {
 				extra += " surge"
 			}
 			if g.Reserved {
-				extra += " holds-reservation"
+				extra += " holds freed capacity for replacements"
 			}
 			fmt.Fprintf(w, "  gang %s  %s  %s  quorum %s%s\n", g.Name, g.Role, state, strings.Join(g.Quorum, ", "), extra)
 			if g.Waiting != "" {
@@ -278,7 +284,7 @@ func RenderStatus(w io.Writer, st Status, pal Palette) {
 				if p.Surge {
 					flags = " surge"
 				}
-				fmt.Fprintf(w, "    pod %-40s idx %-2s rev %s  node %s  %s%s\n", p.Name, p.Index, rev, orDash(p.Node), ready, flags)
+				fmt.Fprintf(w, "    pod %-30s idx %-2s rev %s  node %s  %s%s\n", p.Name, p.Index, rev, orDash(p.Node), ready, flags)
 			}
 		}
 	}

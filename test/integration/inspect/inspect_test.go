@@ -161,11 +161,11 @@ func TestStatusAndWhyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	inspect.RenderStatus(&out, inspect.BuildStatus(st), inspect.Palette{})
+	inspect.RenderStatus(&out, inspect.BuildStatus(st, time.Now(), 2*time.Minute), inspect.Palette{})
 	golden(t, "status.golden", ns, out.String())
 
 	out.Reset()
-	inspect.RenderStatus(&out, inspect.BuildStatus(st), inspect.Colors)
+	inspect.RenderStatus(&out, inspect.BuildStatus(st, time.Now(), 2*time.Minute), inspect.Colors)
 	if !strings.Contains(out.String(), "\x1b[31mInsufficientResources: ") || !strings.Contains(out.String(), "\x1b[33moldhash (old)\x1b[0m") {
 		t.Errorf("coloured status lacks the colours of a waiting gang and an old pod:\n%q", out.String())
 	}
