@@ -94,6 +94,9 @@ func (s *Store) HasActiveHolds() bool {
 }
 
 // HoldsOn returns the active reservations on node of gangs other than except, by gang name.
+// A reservation is active until its hold duration passes, or until the gang's bound members
+// request at least what it reserved in total (its replacements are bound, wherever they
+// landed).
 func (s *Store) HoldsOn(node string, except Key) []Hold {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -101,7 +104,7 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 	var out []Hold
 	for k, e := range s.gangs {
 		r := e.reservation()
-		if r == nil || k == except || !now.Before(r.Since.Add(s.hold)) {
+		if r == nil || k == except || !now.Before(r.Since.Add(s.hold)) || reservationTakenBack(e, r) {
 			continue
 		}
 		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
@@ -127,6 +130,21 @@ func (s *Store) ReservationUntil(k Key) time.Time {
 	return time.Time{}
 }
 
+// reservationTakenBack reports whether the gang's bound members request at least what the
+// reservation holds in total (GPUs, and cpu and memory where reserved).
+func reservationTakenBack(e *entry, r *Reservation) bool {
+	var reserved, bound Resources
+	for _, res := range r.Nodes {
+		reserved = reserved.Add(res)
+	}
+	for _, m := range e.members {
+		if m.State == Bound {
+			bound = bound.Add(m.Requests)
+		}
+	}
+	return bound.Fits(reserved)
+}
+
 func (e *entry) reservation() *Reservation {
 	if e.spec == nil {
 		return nil
@@ -140,7 +158,7 @@ func (s *Store) ActiveHolds() int {
 	defer s.mu.RUnlock()
 	now, n := s.now(), 0
 	for _, e := range s.gangs {
-		if r := e.reservation(); r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) {
+		if r := e.reservation(); r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r) {
 			n++
 		}
 	}

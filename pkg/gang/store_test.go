@@ -396,3 +396,47 @@ func TestDeletedSpecWithMembers(t *testing.T) {
 		t.Errorf("holds %v", holds)
 	}
 }
+
+// A reservation holds capacity on each node until the replacements bind, on those nodes or
+// elsewhere, or until the hold duration passes.
+func TestReservationHolds(t *testing.T) {
+	s, clk := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	sp := spec("g", "w:2")
+	sp.Reservation = &Reservation{Since: clk.t, Nodes: map[string]Resources{"node-a": {GPU: 4}, "node-b": {GPU: 4}}}
+	s.SetSpec(sp)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 || h[0].Reserved.GPU != 4 || !h[0].Until.Equal(clk.t.Add(2*time.Minute)) {
+		t.Fatalf("holds on node-a = %+v", h)
+	}
+	if h := s.HoldsOn("node-a", key("g")); len(h) != 0 {
+		t.Errorf("the gang's own pods see its hold: %+v", h)
+	}
+	if !s.HasActiveHolds() || s.ActiveHolds() != 1 {
+		t.Error("the hold is not active")
+	}
+	// One replacement bound elsewhere: still held (4 of 8 GPUs back).
+	p0 := pod("g", "w", 0)
+	p0.Spec.NodeName = "node-c"
+	s.UpsertPod(p0)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 {
+		t.Errorf("hold released with half the replacements bound: %+v", h)
+	}
+	// Both bound (elsewhere): the gang has taken back what it reserved.
+	p1 := pod("g", "w", 1)
+	p1.Spec.NodeName = "node-d"
+	s.UpsertPod(p1)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Errorf("hold kept after every replacement bound: %+v", h)
+	}
+	// A fresh reservation on another gang ends with time.
+	sp2 := spec("h", "w:1")
+	sp2.Reservation = &Reservation{Since: clk.t, Nodes: map[string]Resources{"node-a": {GPU: 8}}}
+	s.SetSpec(sp2)
+	if len(s.HoldsOn("node-a", Key{})) != 1 {
+		t.Fatal("no hold for gang h")
+	}
+	clk.t = clk.t.Add(2*time.Minute + time.Second)
+	if len(s.HoldsOn("node-a", Key{})) != 0 || s.HasActiveHolds() {
+		t.Error("hold kept after its duration")
+	}
+}
