@@ -52,6 +52,11 @@ type Options struct {
 	// Detach starts the processes in their own session so that they outlive this program
 	// (hack/local-up.sh); otherwise Stop (or the end of the test binary) ends them.
 	Detach bool
+	// NoKwok leaves KWOK out: nodes are plain Node objects and pods never run (the perf
+	// harness measures scheduling alone).
+	NoKwok bool
+	// APIServerArgs are added to kube-apiserver's flags (feature gates, runtime config).
+	APIServerArgs []string
 }
 
 // Cluster is a running local control plane.
@@ -129,7 +134,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 
 	apiURL := fmt.Sprintf("https://127.0.0.1:%d", o.APIServerPort)
-	api, err := c.spawn(o, "kube-apiserver",
+	api, err := c.spawn(o, "kube-apiserver", append([]string{
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -148,6 +153,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 		"--v=1",
+	}, o.APIServerArgs...)...,
 	)
 	if err != nil {
 		return nil, err
@@ -197,6 +203,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 			return nil, kcm.failure()
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+	if o.NoKwok {
+		return c, nil
 	}
 	kwokPort, err := freePort()
 	if err != nil {

@@ -1,0 +1,210 @@
+package perf
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+)
+
+var (
+	oneConfig   = flag.String("perf.config", "", "TestPerfOne: the configuration")
+	oneWorkload = flag.Int("perf.workload", 0, "TestPerfOne: the workload index")
+)
+
+// TestPerf runs every workload under every configuration, then the update costs, and writes
+// the report. It is the body of `make perf`.
+func TestPerf(t *testing.T) {
+	if *outDir == "" {
+		t.Skip("set -perf.out (make perf)")
+	}
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	var results []Result
+	for _, wl := range workloads() {
+		for _, cfg := range configs {
+			r := runScheduling(t, root, cfg, wl)
+			t.Logf("%-8s %-60s %5d/%d bound  %7.1f pods/s  cpu %6.1fs  rss %6.0f MiB  gang p50 %v p99 %v  incomplete %d waste %.1f GPU-s",
+				r.Config, r.Workload, r.Bound, r.Pods, r.PodsPerSecond, r.CPUSeconds, r.PeakRSSMiB, r.GangP50.Round(time.Millisecond), r.GangP99.Round(time.Millisecond), r.Incomplete, r.WasteGPUSeconds)
+			results = append(results, r)
+		}
+	}
+	updates := runUpdates(t, root)
+	if err := writeReport(*outDir, results, updates, time.Since(began)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPerfOne runs one configuration on one workload (-perf.config, -perf.workload index), to
+// look into a figure.
+func TestPerfOne(t *testing.T) {
+	if *oneConfig == "" {
+		t.Skip("set -perf.config")
+	}
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range configs {
+		if cfg.Name == *oneConfig {
+			r := runScheduling(t, root, cfg, workloads()[*oneWorkload])
+			t.Logf("%+v", r)
+		}
+	}
+}
+
+func find(results []Result, config, workload string) *Result {
+	for i := range results {
+		if results[i].Config == config && results[i].Workload == workload {
+			return &results[i]
+		}
+	}
+	return nil
+}
+
+func writeReport(dir string, results []Result, updates []UpdateResult, took time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Performance\n\nWritten by `make perf` on %s (%d CPUs, %s/%s) in %s. Absolute figures depend on the machine; the ratios against the default profile measured in the same run are the headline.\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, took.Round(time.Second))
+	b.WriteString("## Scheduling throughput\n\nReal kube-apiserver and etcd; nodes are Node objects (8 GPUs each, no kubelet); every pod asks for 1 GPU. All pods exist before the scheduler starts; throughput is measured between the first and the last bind as the watch delivers them. Gang times are from the scheduler's start to the gang's last bind. Waste: GPU-seconds held by bound members of gangs that were never complete.\n\n")
+	b.WriteString("| workload | config | bound | pods/s | × default | gang p50 | gang p90 | gang p99 | CPU s | × in-tree CPU | peak RSS MiB | incomplete gangs | waste GPU·s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		ratio, cpuRatio := "", ""
+		if d := find(results, "default", r.Workload); d != nil && d.PodsPerSecond > 0 {
+			ratio = fmt.Sprintf("%.2f", r.PodsPerSecond/d.PodsPerSecond)
+		}
+		if it := find(results, "in-tree", r.Workload); it != nil && it.CPUSeconds > 0 && strings.Contains(r.Workload, "gangs") {
+			cpuRatio = fmt.Sprintf("%.2f", r.CPUSeconds/it.CPUSeconds)
+		}
+		gang := func(d time.Duration) string {
+			if d == 0 {
+				return "-"
+			}
+			return d.Round(10 * time.Millisecond).String()
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %.1f | %s | %s | %s | %s | %.1f | %s | %.0f | %d | %.1f |\n",
+			r.Workload, r.Config, r.Bound, r.Pods, r.PodsPerSecond, ratio, gang(r.GangP50), gang(r.GangP90), gang(r.GangP99), r.CPUSeconds, cpuRatio, r.PeakRSSMiB, r.Incomplete, r.WasteGPUSeconds)
+	}
+	b.WriteString("\n![throughput](throughput.png)\n\n## Targets\n\n")
+	for _, wl := range workloads() {
+		p, d := find(results, "phalanx", wl.Name), find(results, "default", wl.Name)
+		if p == nil || d == nil || d.PodsPerSecond == 0 {
+			continue
+		}
+		switch {
+		case wl.Gangs == 0:
+			fmt.Fprintf(&b, "- %s: Phalanx %.2f × default (target ≥ 0.95): %s\n", wl.Name, p.PodsPerSecond/d.PodsPerSecond, verdict(p.PodsPerSecond >= 0.95*d.PodsPerSecond))
+		default:
+			it := find(results, "in-tree", wl.Name)
+			cpu := ""
+			if it != nil && it.CPUSeconds > 0 {
+				cpu = fmt.Sprintf("; CPU %.2f × in-tree (target ≤ 1.5): %s", p.CPUSeconds/it.CPUSeconds, verdict(p.CPUSeconds <= 1.5*it.CPUSeconds))
+			}
+			fmt.Fprintf(&b, "- %s: Phalanx %.2f × default's plain-pod rate (target ≥ 0.8): %s%s; waste %.1f GPU·s (target 0): %s\n",
+				wl.Name, p.PodsPerSecond/plainRate(results, wl), verdict(p.PodsPerSecond >= 0.8*plainRate(results, wl)), cpu, p.WasteGPUSeconds, verdict(p.WasteGPUSeconds == 0))
+		}
+	}
+	b.WriteString("\n## Updates\n\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something.\n\n")
+	b.WriteString("| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions |\n|---|---|---|---|---|---|---|\n")
+	for _, u := range updates {
+		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d |\n", u.Name, u.Pods, u.Duration.Round(100*time.Millisecond), u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes)
+	}
+	b.WriteString("\n![capacity](capacity.png)\n")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	if err := plotThroughput(filepath.Join(dir, "throughput.png"), results); err != nil {
+		return err
+	}
+	return plotCapacity(filepath.Join(dir, "capacity.png"), updates)
+}
+
+func plainRate(results []Result, wl Workload) float64 {
+	for _, w := range workloads() {
+		if w.Gangs == 0 && w.Nodes == wl.Nodes {
+			if d := find(results, "default", w.Name); d != nil {
+				return d.PodsPerSecond
+			}
+		}
+	}
+	return 1
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**missed**"
+}
+
+func plotThroughput(path string, results []Result) error {
+	p := plot.New()
+	p.Title.Text = "scheduling throughput (pods/s)"
+	p.Y.Label.Text = "pods/s"
+	var names []string
+	for range workloads() {
+		names = append(names, fmt.Sprintf("W%d", len(names)+1))
+	}
+	w := vg.Points(12)
+	for i, cfg := range configs {
+		var vals plotter.Values
+		for _, wl := range workloads() {
+			v := 0.0
+			if r := find(results, cfg.Name, wl.Name); r != nil {
+				v = r.PodsPerSecond
+			}
+			vals = append(vals, v)
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return err
+		}
+		bars.Color = plotutil.Color(i)
+		bars.Offset = w * vg.Length(i-1)
+		p.Add(bars)
+		p.Legend.Add(cfg.Name, bars)
+	}
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Label.Text = "workload (W1..Wn in the table's order)"
+	return p.Save(9*vg.Inch, 4*vg.Inch, path)
+}
+
+func plotCapacity(path string, updates []UpdateResult) error {
+	p := plot.New()
+	p.Title.Text = "Ready pods during the update (share of desired)"
+	p.X.Label.Text = "seconds"
+	p.Y.Label.Text = "Ready / desired"
+	for i, u := range updates {
+		pts := make(plotter.XYs, len(u.Timeline))
+		for j, s := range u.Timeline {
+			pts[j] = plotter.XY{X: s.At.Seconds(), Y: float64(s.Ready) / float64(u.Pods)}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		p.Add(l)
+		p.Legend.Add(u.Name, l)
+	}
+	p.Legend.Top = true
+	return p.Save(9*vg.Inch, 4*vg.Inch, path)
+}

@@ -1,0 +1,471 @@
+// Package perf is Phalanx's performance harness, in the spirit of the kube-scheduler's
+// scheduler_perf: real kube-apiserver and etcd, nodes created directly as Node objects (no
+// kubelet, no KWOK: pods are bound, never run), and the same phalanx-scheduler binary run in
+// three configurations, one after another on a fresh control plane each:
+//
+//	default  the default profile, no gangs (the baseline)
+//	phalanx  the phalanx-scheduler profile with PodGang gangs
+//	in-tree  the default profile with the GenericWorkload gate: the in-tree GangScheduling
+//	         plugin and scheduling.k8s.io PodGroups
+//
+// and the cost of updates under each strategy of the seed design. `make perf` runs it and
+// writes docs/perf/README.md and the plots; `make test` does not (the tests skip without
+// -perf.out).
+package perf
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+)
+
+var (
+	outDir = flag.String("perf.out", "", "write the report and plots here; the perf tests run only when set (make perf)")
+	quick  = flag.Bool("perf.quick", false, "a tenth of the workload sizes (to try the harness)")
+)
+
+const ns = "perf"
+
+// Config is one way of running phalanx-scheduler.
+type Config struct {
+	Name          string
+	SchedulerName string
+	// Gangs: "podgang", "intree" or "" (gang members are scheduled as plain pods).
+	Gangs        string
+	FeatureGates string
+}
+
+var configs = []Config{
+	{Name: "default", SchedulerName: "perf-default"},
+	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang"},
+	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "intree", FeatureGates: "GenericWorkload=true"},
+}
+
+// Workload is what one run schedules.
+type Workload struct {
+	Name  string
+	Nodes int
+	// Plain pods (1 GPU each), gangs of GangSize pods (1 GPU each).
+	Plain, Gangs, GangSize int
+	// Prefill is the fraction of GPU capacity taken by pods bound before the run.
+	Prefill float64
+}
+
+func workloads() []Workload {
+	w := []Workload{
+		{Name: "plain 5000 pods, 1000 nodes", Nodes: 1000, Plain: 5000},
+		{Name: "1000 gangs x 3, 1000 nodes", Nodes: 1000, Gangs: 1000, GangSize: 3},
+		{Name: "200 gangs x 16, 1000 nodes", Nodes: 1000, Gangs: 200, GangSize: 16},
+		{Name: "mixed: 20% prefilled, 2000 plain + 500 gangs x 3, 1000 nodes", Nodes: 1000, Plain: 2000, Gangs: 500, GangSize: 3, Prefill: 0.2},
+		{Name: "plain 5000 pods, 5000 nodes", Nodes: 5000, Plain: 5000},
+		{Name: "1000 gangs x 3, 5000 nodes", Nodes: 5000, Gangs: 1000, GangSize: 3},
+	}
+	if *quick {
+		for i := range w {
+			w[i].Nodes, w[i].Plain, w[i].Gangs = w[i].Nodes/10, w[i].Plain/10, w[i].Gangs/10
+			w[i].Name += " (/10)"
+		}
+	}
+	return w
+}
+
+// Result is one (config, workload) run.
+type Result struct {
+	Config, Workload string
+	Pods, Bound      int
+	// PodsPerSecond is (bound-1) / (last bind - first bind).
+	PodsPerSecond float64
+	// GangP50/P90/P99 are the times from the scheduler's start to a gang's last bind.
+	GangP50, GangP90, GangP99 time.Duration
+	CPUSeconds                float64
+	PeakRSSMiB                float64
+	// WasteGPUSeconds are GPU-seconds held by bound members of gangs that were not complete
+	// at the end; Skew the longest time between a gang's first and last bind.
+	WasteGPUSeconds float64
+	Skew            time.Duration
+	Incomplete      int
+}
+
+func binDir(root string) string {
+	if d := os.Getenv("PHALANX_BIN_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(root, "bin")
+}
+
+// runScheduling starts a fresh control plane, creates the nodes and the pods (and their gang
+// objects), then starts the scheduler and records every bind.
+func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), NoKwok: true,
+		CRDDir:        filepath.Join(root, "manifests", "crds"),
+		APIServerArgs: []string{"--feature-gates=GenericWorkload=true", "--runtime-config=scheduling.k8s.io/v1beta1=true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
+		t.Fatal(err)
+	}
+	cc := *cluster.Config
+	cc.QPS, cc.Burst = 2000, 4000
+	kube := kubernetes.NewForConfigOrDie(&cc)
+	client := versioned.NewForConfigOrDie(&cc)
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := createNodes(ctx, kube, wl.Nodes); err != nil {
+		t.Fatal(err)
+	}
+	prefilled := int(float64(wl.Nodes) * wl.Prefill)
+	parallel(prefilled, func(i int) error {
+		p := pod(fmt.Sprintf("prefill-%d", i), "none", 8)
+		p.Spec.NodeName = fmt.Sprintf("perf-node-%d", i)
+		_, err := kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		return err
+	})
+	pods := 0
+	gangOf := map[string]string{}
+	// Gang objects first, then members, then plain pods.
+	if err := parallel(wl.Gangs, func(g int) error {
+		name := fmt.Sprintf("gang-%d", g)
+		switch cfg.Gangs {
+		case "podgang":
+			pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			grp := schedv1.PodGroup{Name: "members", MinReplicas: int32(wl.GangSize)}
+			for i := 0; i < wl.GangSize; i++ {
+				grp.PodReferences = append(grp.PodReferences, schedv1.NamespacedName{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i)})
+			}
+			pg.Spec.PodGroups = []schedv1.PodGroup{grp}
+			_, err := client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, pg, metav1.CreateOptions{})
+			return err
+		case "intree":
+			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(wl.GangSize)}}}}
+			_, err := kube.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{})
+			return err
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("creating gangs: %v", err)
+	}
+	type item struct {
+		name, gang string
+	}
+	var items []item
+	for g := 0; g < wl.Gangs; g++ {
+		for i := 0; i < wl.GangSize; i++ {
+			items = append(items, item{fmt.Sprintf("gang-%d-%d", g, i), fmt.Sprintf("gang-%d", g)})
+		}
+	}
+	for i := 0; i < wl.Plain; i++ {
+		items = append(items, item{name: fmt.Sprintf("plain-%d", i)})
+	}
+	for _, it := range items {
+		if it.gang != "" {
+			gangOf[it.name] = it.gang
+		}
+	}
+	pods = len(items)
+	if err := parallel(len(items), func(i int) error {
+		p := pod(items[i].name, cfg.SchedulerName, 1)
+		if g := items[i].gang; g != "" {
+			switch cfg.Gangs {
+			case "podgang":
+				p.Labels[grovev1.LabelPodGang] = g
+			case "intree":
+				p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(g)}
+			}
+		}
+		_, err := kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		t.Fatalf("creating pods: %v", err)
+	}
+
+	// Record binds as the watch delivers them; a watch the API server ends is started again
+	// from the last resourceVersion seen.
+	list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := map[string]time.Time{}
+	var mu sync.Mutex
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rv := list.ResourceVersion
+		for wctx.Err() == nil {
+			w, err := kube.CoreV1().Pods(ns).Watch(wctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+			if err != nil {
+				time.Sleep(100 * time.Millisecond) // retry of a failed watch call, not a wait for a condition
+				continue
+			}
+			for ev := range w.ResultChan() {
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					continue
+				}
+				rv = p.ResourceVersion
+				if ev.Type == watch.Deleted || ev.Type == watch.Bookmark || p.Spec.NodeName == "" || strings.HasPrefix(p.Name, "prefill-") {
+					continue
+				}
+				mu.Lock()
+				if _, seen := bound[p.Name]; !seen {
+					bound[p.Name] = time.Now()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+
+	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, lastCount := time.Now(), 0
+	for {
+		time.Sleep(200 * time.Millisecond) // sampling the bind count, not waiting for a condition
+		mu.Lock()
+		n := len(bound)
+		mu.Unlock()
+		if n != lastCount {
+			last, lastCount = time.Now(), n
+		}
+		if n == pods || time.Since(last) > 20*time.Second || time.Since(start) > 10*time.Minute {
+			break
+		}
+	}
+	cpu, rss := usage(sched.Process.Pid)
+	_ = sched.Process.Signal(syscall.SIGKILL)
+	_, _ = sched.Process.Wait()
+	stopWatch()
+	<-done
+	// The bind count is checked against the API: a bind the watch missed would count as lost.
+	final, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundNow := 0
+	for _, p := range final.Items {
+		if p.Spec.NodeName != "" && !strings.HasPrefix(p.Name, "prefill-") {
+			boundNow++
+		}
+	}
+	if keep := os.Getenv("PHALANX_PERF_KEEP"); keep != "" {
+		_ = exec.Command("cp", "-r", dir, keep).Run()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	r := summarize(cfg, wl, pods, bound, gangOf, start, cpu, rss)
+	if boundNow != len(bound) {
+		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
+	}
+	return r
+}
+
+func summarize(cfg Config, wl Workload, pods int, bound map[string]time.Time, gangOf map[string]string, start time.Time, cpu, rss float64) Result {
+	r := Result{Config: cfg.Name, Workload: wl.Name, Pods: pods, Bound: len(bound), CPUSeconds: cpu, PeakRSSMiB: rss}
+	var first, last time.Time
+	for _, t := range bound {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	if len(bound) > 1 && last.After(first) {
+		r.PodsPerSecond = float64(len(bound)-1) / last.Sub(first).Seconds()
+	}
+	members := map[string][]string{}
+	for p, g := range gangOf {
+		members[g] = append(members[g], p)
+	}
+	end := last
+	var placed []time.Duration
+	for _, ps := range members {
+		var gFirst, gLast time.Time
+		n := 0
+		for _, p := range ps {
+			t, ok := bound[p]
+			if !ok {
+				continue
+			}
+			n++
+			if gFirst.IsZero() || t.Before(gFirst) {
+				gFirst = t
+			}
+			if t.After(gLast) {
+				gLast = t
+			}
+		}
+		switch {
+		case n == len(ps):
+			placed = append(placed, gLast.Sub(start))
+			r.Skew = max(r.Skew, gLast.Sub(gFirst))
+		case n > 0:
+			r.Incomplete++
+			for _, p := range ps {
+				if t, ok := bound[p]; ok {
+					r.WasteGPUSeconds += end.Sub(t).Seconds() // 1 GPU per member
+				}
+			}
+		}
+	}
+	sort.Slice(placed, func(i, j int) bool { return placed[i] < placed[j] })
+	pct := func(q float64) time.Duration {
+		if len(placed) == 0 {
+			return 0
+		}
+		return placed[min(len(placed)-1, int(q*float64(len(placed))))]
+	}
+	r.GangP50, r.GangP90, r.GangP99 = pct(0.5), pct(0.9), pct(0.99)
+	return r
+}
+
+func pod(name, schedulerName string, gpus int64) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"perf": "true"}},
+		Spec: corev1.PodSpec{SchedulerName: schedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: "c", Image: "registry.example.com/perf:v1", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi"),
+					"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)},
+				Limits: corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)}}}}},
+	}
+}
+
+// createNodes makes n Ready 8-GPU nodes as plain Node objects.
+func createNodes(ctx context.Context, kube kubernetes.Interface, n int) error {
+	return parallel(n, func(i int) error {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("perf-node-%d", i),
+			Labels: map[string]string{"kubernetes.io/hostname": fmt.Sprintf("perf-node-%d", i), "topology.phalanx.dev/rack": fmt.Sprintf("rack-%d", i/4)}}}
+		created, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi"),
+			corev1.ResourcePods: resource.MustParse("110"), "nvidia.com/gpu": resource.MustParse("8")}
+		created.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}}
+		_, err = kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// parallel runs f(0..n-1) on 32 workers and returns the first error.
+func parallel(n int, f func(i int) error) error {
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	next := make(chan int)
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					once.Do(func() { first = err })
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// startScheduler runs bin/phalanx-scheduler with one profile of cfg, as its own process (its
+// CPU time and peak memory are read from /proc).
+func startScheduler(root, dir, kubeconfig string, cfg Config) (*exec.Cmd, time.Time, error) {
+	raw, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: kubeconfig})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var sc map[string]any
+	if err := yaml.Unmarshal(raw, &sc); err != nil {
+		return nil, time.Time{}, err
+	}
+	if cfg.Gangs != "podgang" {
+		sc["profiles"] = []any{map[string]any{"schedulerName": cfg.SchedulerName}}
+	}
+	sc["clientConnection"] = map[string]any{"kubeconfig": kubeconfig, "qps": 5000, "burst": 5000}
+	out, _ := yaml.Marshal(sc)
+	path := filepath.Join(dir, "scheduler-"+cfg.Name+".yaml")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		return nil, time.Time{}, err
+	}
+	args := []string{"--config=" + path, "--secure-port=0", "--v=1", "--webhook-port=0", "--controller-workers=0"}
+	if cfg.FeatureGates != "" {
+		args = append(args, "--feature-gates="+cfg.FeatureGates)
+	}
+	cmd := exec.Command(filepath.Join(binDir(root), "phalanx-scheduler"), args...)
+	logf, err := os.Create(filepath.Join(dir, "scheduler-"+cfg.Name+".log"))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, time.Time{}, err
+	}
+	return cmd, start, nil
+}
+
+// usage reads a process's CPU seconds (user + system) and peak resident memory (MiB).
+func usage(pid int) (cpu, rssMiB float64) {
+	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		s := string(raw)
+		fields := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+		if len(fields) > 12 {
+			ut, _ := strconv.ParseFloat(fields[11], 64)
+			st, _ := strconv.ParseFloat(fields[12], 64)
+			cpu = (ut + st) / 100 // USER_HZ
+		}
+	}
+	if f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+		defer func() { _ = f.Close() }()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "VmHWM:") {
+				kb, _ := strconv.ParseFloat(strings.Fields(sc.Text())[1], 64)
+				rssMiB = kb / 1024
+			}
+		}
+	}
+	return cpu, rssMiB
+}
