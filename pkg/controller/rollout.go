@@ -393,7 +393,7 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "UpdateComplete", "every replica runs revision "+rev
 	case update.Stalled(false, p.LastProgressAt.Time, now.Time, deadline):
 		c.Status, c.Reason = metav1.ConditionFalse, grovev1.ReasonProgressDeadlineExceeded
-		c.Message = fmt.Sprintf("no update step for %s (progressDeadlineSeconds); waiting: %s", deadline, ro.plan.Waiting)
+		c.Message = fmt.Sprintf("no update step for %s (progressDeadlineSeconds); the update keeps trying; waiting: %s", deadline, ro.plan.Waiting)
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, "Updating"
 		c.Message = "updating to revision " + rev

@@ -142,7 +142,7 @@ func surgeCondition(pcs *grovev1.PodCliqueSet, ro *rollout, now metav1.Time) met
 	}
 	var parts []string
 	for _, unit := range sortedUnits(ro.surgeBlocked) {
-		then := "maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
+		then := "maxUnavailable is 0, so the update waits and resumes by itself when capacity appears (or allow maxUnavailable >= 1 to update without surge)"
 		if ro.unavailable[unit] > 0 {
 			then = fmt.Sprintf("the update goes on within maxUnavailable %d instead", ro.unavailable[unit])
 		}

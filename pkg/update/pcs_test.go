@@ -1,9 +1,12 @@
 package update
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func replica(i int, scheduled, breached bool, revs ...string) Replica {
@@ -84,6 +87,53 @@ func TestStalled(t *testing.T) {
 	for _, tc := range cases {
 		if got := Stalled(tc.done, tc.last, tc.now, 600*time.Second); got != tc.want {
 			t.Errorf("Stalled(%v, %s, %s) = %v", tc.done, tc.last, tc.now, got)
+		}
+	}
+}
+
+// A 100-replica PodCliqueSet under RollingUpdate in the middle of its update: each replica has
+// a standalone clique of 3 pods and a scaling group of 3 replicas; replica 40 is being updated.
+func BenchmarkPlanRollingUpdate100Replicas(b *testing.B) {
+	replicas := make([]Replica, 100)
+	for r := range replicas {
+		rev := "old"
+		if r < 40 {
+			rev = "new"
+		}
+		clique := Unit{Name: fmt.Sprintf("pcs-%d-frontend", r), Desired: 3, Target: "new", MaxSurge: intstr.FromInt32(1), MaxUnavailable: intstr.FromInt32(0)}
+		group := Unit{Name: fmt.Sprintf("pcs-%d-prefill", r), Desired: 3, Target: "new", MaxSurge: intstr.FromInt32(1), MaxUnavailable: intstr.FromInt32(0)}
+		for i := 0; i < 3; i++ {
+			clique.Members = append(clique.Members, Member{Index: i, Revision: rev, Available: true})
+			group.Members = append(group.Members, Member{Index: i, Revision: rev, Available: true})
+		}
+		if r == 40 {
+			clique.Members[0].Revision = "new"
+		}
+		replicas[r] = Replica{Index: r, Scheduled: true, Units: []Unit{clique, group}}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := PlanRollingUpdate(replicas)
+		if err != nil || len(p.Updating) != 1 || p.Updating[0] != 40 {
+			b.Fatalf("plan %+v, %v", p, err)
+		}
+	}
+}
+
+// ReplicaRecreate over 100 replicas, 30 of them done.
+func BenchmarkPlanReplicaRecreate100Replicas(b *testing.B) {
+	u := Unit{Name: "replicas", Desired: 100, Target: "new", MaxSurge: intstr.FromInt32(1), MaxUnavailable: intstr.FromInt32(0)}
+	for i := 0; i < 100; i++ {
+		rev := "old"
+		if i < 30 {
+			rev = "new"
+		}
+		u.Members = append(u.Members, Member{Index: i, Revision: rev, Available: true})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PlanReplicaRecreate(u); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -191,7 +191,7 @@ func TestSurgeAdmission(t *testing.T) {
 		createPCS(t, env, framework.GroupSet(ns, "g", 2, 1, 1, 0))
 		env.WaitAvailable(t, ns, "g", 1, 6)
 		env.SetImage(t, ns, "g", "registry.example.com/llm/prefill:v2")
-		const want = "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; maxUnavailable is 0, so the update waits; it is retried when nodes or capacity change"
+		const want = "surge g-0-sg[2] needs 24 nvidia.com/gpu for 3 pod(s); 0 free on schedulable nodes; maxUnavailable is 0, so the update waits and resumes by itself when capacity appears (or allow maxUnavailable >= 1 to update without surge)"
 		framework.Eventually(t, wait, "SurgeBlocked=True naming the missing GPUs", func(ctx context.Context) (bool, error) {
 			c, err := surgeBlocked(ctx, env, ns, "g")
 			if err != nil {
