@@ -45,20 +45,6 @@ func TestMain(m *testing.M) {
 	})
 }
 
-func sample(t *testing.T, env *framework.Env, ns, file string) *grovev1.PodCliqueSet {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "samples", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcs := &grovev1.PodCliqueSet{}
-	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
-		t.Fatal(err)
-	}
-	pcs.Namespace = ns
-	return pcs
-}
-
 func create(t *testing.T, env *framework.Env, pcs *grovev1.PodCliqueSet) {
 	t.Helper()
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Create(context.Background(), pcs, metav1.CreateOptions{}); err != nil {
@@ -170,7 +156,7 @@ func TestManifests(t *testing.T) {
 func TestInvalidPodCliqueSetRefused(t *testing.T) {
 	env := framework.Shared(t)
 	ns := env.NewNamespace(t)
-	pcs := sample(t, env, ns, "disaggregated.yaml")
+	pcs := env.Sample(t, ns, "disaggregated.yaml")
 	pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{
 		MaxSurge: ptr.To(intstr.FromString("0%")), MaxUnavailable: ptr.To(intstr.FromString("25%"))}
 	_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(context.Background(), pcs, metav1.CreateOptions{})
@@ -186,7 +172,7 @@ func TestSeedExamples(t *testing.T) {
 		env := framework.Shared(t)
 		ns := env.NewNamespace(t)
 		env.AddNodes(t, framework.GPUNodes("seed-pcsg", 16))
-		create(t, env, sample(t, env, ns, "disaggregated.yaml"))
+		create(t, env, env.Sample(t, ns, "disaggregated.yaml"))
 		env.WaitAvailable(t, ns, "multinode-disaggregated-inference", 2, 30)
 		env.SetImage(t, ns, "multinode-disaggregated-inference", "registry.example.com/llm/inference:v2")
 		env.WaitUpdated(t, ns, "multinode-disaggregated-inference", "registry.example.com/llm/inference:v2", 30)
@@ -195,7 +181,7 @@ func TestSeedExamples(t *testing.T) {
 		env := framework.Shared(t)
 		ns := env.NewNamespace(t)
 		env.AddNodes(t, framework.GPUNodes("seed-pclq", 16))
-		pcs := sample(t, env, ns, "disaggregated.yaml")
+		pcs := env.Sample(t, ns, "disaggregated.yaml")
 		pcs.Spec.Template.Cliques[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
 		create(t, env, pcs)
 		env.WaitAvailable(t, ns, pcs.Name, 2, 30)
@@ -223,7 +209,7 @@ func TestSeedExamples(t *testing.T) {
 		env := framework.Shared(t)
 		ns := env.NewNamespace(t)
 		env.AddNodes(t, framework.GPUNodes("seed-rr", 9))
-		pcs := sample(t, env, ns, "aggregated.yaml")
+		pcs := env.Sample(t, ns, "aggregated.yaml")
 		create(t, env, pcs)
 		env.WaitAvailable(t, ns, pcs.Name, 2, 6)
 		var mu sync.Mutex

@@ -3,6 +3,8 @@ package framework
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -261,5 +264,20 @@ func Recreate(ns, name string, replicas, surge, unavailable int32) *grovev1.PodC
 	pcs.Spec.Template.Cliques[0].UpdateStrategy = nil
 	pcs.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
 	pcs.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))}
+	return pcs
+}
+
+// Sample reads manifests/samples/<file> as a PodCliqueSet in namespace ns.
+func (e *Env) Sample(t testing.TB, ns, file string) *grovev1.PodCliqueSet {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(e.Root, "manifests", "samples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := &grovev1.PodCliqueSet{}
+	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	pcs.Namespace = ns
 	return pcs
 }

@@ -98,7 +98,9 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			t.Fatal(err)
 		}
 		total := int(replicas) * c.pods
-		waitLong(t, env, c.pcs.Name, func(pcs *grovev1.PodCliqueSet, ready int) bool { return pcs.Status.AvailableReplicas == replicas && ready == total })
+		waitLong(t, env, c.pcs.Name, func(pcs *grovev1.PodCliqueSet, ready int) bool {
+			return pcs.Status.AvailableReplicas == replicas && ready == total
+		})
 		res := UpdateResult{Name: c.name, Pods: total, MinReady: total, MinAvailable: replicas}
 		var startGPUs int64
 		pods, _ := env.ListPods(ctx, ns, c.pcs.Name)

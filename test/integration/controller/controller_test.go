@@ -32,20 +32,6 @@ const (
 	pcsName = "multinode-disaggregated-inference"
 )
 
-func sample(t *testing.T, env *framework.Env, ns string) *grovev1.PodCliqueSet {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "samples", "disaggregated.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcs := &grovev1.PodCliqueSet{}
-	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
-		t.Fatal(err)
-	}
-	pcs.Namespace = ns
-	return pcs
-}
-
 func envOf(p corev1.Pod) map[string]string {
 	m := map[string]string{}
 	for _, e := range p.Spec.Containers[0].Env {
@@ -64,7 +50,7 @@ func TestDisaggregatedExample(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("disagg", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -181,7 +167,7 @@ func TestScaling(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("scale", 24))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, pcsName, 2, 30)
@@ -247,7 +233,7 @@ func TestRestartMidCreation(t *testing.T) {
 					return nil
 				}
 			})
-			if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
+			if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			<-crashed
@@ -290,7 +276,7 @@ func TestForeignSchedulerNameLeftAlone(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("foreign", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	pcs := sample(t, env, ns)
+	pcs := env.Sample(t, ns, "disaggregated.yaml")
 	for i := range pcs.Spec.Template.Cliques {
 		pcs.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "other-scheduler"
 	}
@@ -338,7 +324,7 @@ func TestDuplicateIndexReported(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("dup", 16))
 	env.StartScheduler(t, nil)
 	env.StartController(t, nil)
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample(t, env, ns), metav1.CreateOptions{}); err != nil {
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, pcsName, 2, 30)
