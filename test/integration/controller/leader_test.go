@@ -30,7 +30,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	}
 	var byA, byB atomic.Int64
 	stopA := env.StartPhalanx(t, framework.Phalanx{Config: config, Controller: true, Configure: counter(&byA)})
-	first := sample(t, env, ns)
+	first := env.Sample(t, ns, "disaggregated.yaml")
 	first.Name = "first"
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, first, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	env.WaitAvailable(t, ns, "first", 2, 30)
 
 	env.StartPhalanx(t, framework.Phalanx{Config: config, Controller: true, Configure: counter(&byB)})
-	second := sample(t, env, ns)
+	second := env.Sample(t, ns, "disaggregated.yaml")
 	second.Name, second.Spec.Replicas = "second", 1
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, second, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	}
 
 	stopA()
-	third := sample(t, env, ns)
+	third := env.Sample(t, ns, "disaggregated.yaml")
 	third.Name, third.Spec.Replicas = "third", 1
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, third, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
