@@ -84,9 +84,12 @@ func (s *Store) ReservationHold() time.Duration {
 func (s *Store) HasActiveHolds() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.hold == 0 || len(s.reserving) == 0 {
+		return false
+	}
 	now := s.now()
-	for _, e := range s.gangs {
-		if r := e.reservation(); r != nil && now.Before(r.Since.Add(s.hold)) {
+	for k := range s.reserving {
+		if r := s.gangs[k].reservation(); r != nil && now.Before(r.Since.Add(s.hold)) {
 			return true
 		}
 	}
@@ -100,11 +103,15 @@ func (s *Store) HasActiveHolds() bool {
 func (s *Store) HoldsOn(node string, except Key) []Hold {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.hold == 0 || len(s.reserving) == 0 {
+		return nil
+	}
 	now := s.now()
 	var out []Hold
-	for k, e := range s.gangs {
+	for k := range s.reserving {
+		e := s.gangs[k]
 		r := e.reservation()
-		if r == nil || k == except || !now.Before(r.Since.Add(s.hold)) || reservationTakenBack(e, r) {
+		if r == nil || e == nil || k == except || !now.Before(r.Since.Add(s.hold)) || reservationTakenBack(e, r) {
 			continue
 		}
 		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
@@ -146,7 +153,7 @@ func reservationTakenBack(e *entry, r *Reservation) bool {
 }
 
 func (e *entry) reservation() *Reservation {
-	if e.spec == nil {
+	if e == nil || e.spec == nil {
 		return nil
 	}
 	return e.spec.Reservation
@@ -157,7 +164,8 @@ func (s *Store) ActiveHolds() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now, n := s.now(), 0
-	for _, e := range s.gangs {
+	for k := range s.reserving {
+		e := s.gangs[k]
 		if r := e.reservation(); r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r) {
 			n++
 		}

@@ -25,6 +25,13 @@ type Store struct {
 	gangs map[Key]*entry
 	// hold is how long reservations last (0: off).
 	hold time.Duration
+	// reserving are the gangs whose object carries a reservation: the Filter of every pod on
+	// every node asks about holds, and it must not walk every gang to find none.
+	reserving map[Key]bool
+	// scaled indexes, by base gang, the gangs that have members based on it (the gang
+	// established wakes them; it must not walk every gang). Entries of gangs that are gone
+	// are skipped when read and dropped when their base gang is deleted.
+	scaled map[Key]map[Key]bool
 }
 
 type entry struct {
@@ -70,7 +77,7 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{membership: m, now: now, gangs: map[Key]*entry{}}
+	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}}
 }
 
 // Membership returns how the store reads pod labels.
@@ -92,6 +99,11 @@ func (s *Store) SetSpec(spec Spec) {
 	e := s.entryLocked(spec.Key)
 	sp := spec
 	e.spec = &sp
+	if sp.Reservation != nil {
+		s.reserving[sp.Key] = true
+	} else {
+		delete(s.reserving, sp.Key)
+	}
 	for _, m := range e.members {
 		m.Group = groupOf(e.spec, m.pod)
 	}
@@ -106,6 +118,7 @@ func (s *Store) DeleteSpec(k Key) {
 		return
 	}
 	e.spec, e.establishedAt, e.domain = nil, time.Time{}, ""
+	delete(s.reserving, k)
 	if len(e.members) == 0 {
 		delete(s.gangs, k)
 	}
@@ -136,6 +149,12 @@ func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entryLocked(k)
+	if b, ok := s.membership.BaseOf(pod); ok && b != k {
+		if s.scaled[b] == nil {
+			s.scaled[b] = map[Key]bool{}
+		}
+		s.scaled[b][k] = true
+	}
 	m := e.members[pod.Name]
 	if m == nil || m.UID != pod.UID {
 		m = &member{}
@@ -186,6 +205,7 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 	}
 	if len(e.members) == 0 && e.spec == nil {
 		delete(s.gangs, k)
+		delete(s.scaled, k)
 	}
 }
 
@@ -603,8 +623,9 @@ func (s *Store) PendingPodsBasedOn(k Key) []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var pods []*v1.Pod
-	for gk, e := range s.gangs {
-		if gk == k || gk.Namespace != k.Namespace {
+	for gk := range s.scaled[k] {
+		e := s.gangs[gk]
+		if e == nil {
 			continue
 		}
 		for _, m := range e.members {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	goruntime "runtime"
 	"time"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -20,6 +21,7 @@ import (
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/apiserver/pkg/server/mux"
+	"k8s.io/apiserver/pkg/server/routes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -75,6 +77,13 @@ func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *
 		healthz.InstallReadyzHandler(m, readyz...)
 		m.Handle("/metrics", legacyregistry.HandlerWithReset())
 		m.HandleFunc("/leader", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, isLeader()) })
+		if cc.ComponentConfig.EnableProfiling {
+			// As kube-scheduler: /debug/pprof (and contention profiles when asked).
+			routes.Profiling{}.Install(m)
+			if cc.ComponentConfig.EnableContentionProfiling {
+				goruntime.SetBlockProfileRate(1)
+			}
+		}
 		stop := make(chan struct{})
 		stopped, listenerStopped, err := cc.SecureServing.Serve(chain(m, cc.Authentication.Authenticator, cc.Authorization.Authorizer), 5*time.Second, stop)
 		if err != nil {

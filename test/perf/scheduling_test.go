@@ -16,6 +16,9 @@ package perf
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
 	"flag"
 	"fmt"
 	"os"
@@ -250,9 +253,30 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		}
 	}()
 
-	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg)
+	pprofPort := 0
+	profile := os.Getenv("PHALANX_PERF_PPROF") // a file: take a CPU profile of the scheduler
+	if profile != "" {
+		if pprofPort, err = localcluster.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg, pprofPort)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if profile != "" {
+		go func() {
+			time.Sleep(1500 * time.Millisecond) // let the scheduler start serving before the profile window
+			client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
+			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/profile?seconds=5", pprofPort))
+			if err != nil {
+				t.Logf("profile: %v", err)
+				return
+			}
+			defer func() { _ = resp.Body.Close() }()
+			raw, _ := io.ReadAll(resp.Body)
+			_ = os.WriteFile(profile, raw, 0o644)
+		}()
 	}
 	last, lastCount := time.Now(), 0
 	for {
@@ -411,7 +435,7 @@ func parallel(n int, f func(i int) error) error {
 
 // startScheduler runs bin/phalanx-scheduler with one profile of cfg, as its own process (its
 // CPU time and peak memory are read from /proc).
-func startScheduler(root, dir, kubeconfig string, cfg Config) (*exec.Cmd, time.Time, error) {
+func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*exec.Cmd, time.Time, error) {
 	raw, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return nil, time.Time{}, err
@@ -429,7 +453,14 @@ func startScheduler(root, dir, kubeconfig string, cfg Config) (*exec.Cmd, time.T
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		return nil, time.Time{}, err
 	}
-	args := []string{"--config=" + path, "--secure-port=0", "--v=1", "--webhook-port=0", "--controller-workers=0"}
+	args := []string{"--config=" + path, "--v=1", "--webhook-port=0", "--controller-workers=0"}
+	if pprofPort > 0 {
+		// PHALANX_PERF_PPROF: serve /debug/pprof without credentials for the profile.
+		args = append(args, fmt.Sprintf("--secure-port=%d", pprofPort), "--bind-address=127.0.0.1",
+			"--authentication-skip-lookup", "--authorization-always-allow-paths=/debug/pprof/*,/healthz")
+	} else {
+		args = append(args, "--secure-port=0")
+	}
 	if cfg.FeatureGates != "" {
 		args = append(args, "--feature-gates="+cfg.FeatureGates)
 	}
