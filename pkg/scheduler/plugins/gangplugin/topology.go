@@ -140,6 +140,19 @@ func (p *Adapter) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) 
 	return best
 }
 
+// PreScore skips Score for pods it has nothing to say about: pods of no gang of this kind
+// (PreFilter left no state) and members that ask for no GPU and have no preferred domain.
+func (p *Adapter) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	raw, err := state.Read(p.stateKey())
+	if err != nil {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	if cs := raw.(*cycleState); cs.gpus == 0 && cs.preferredKey == "" {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
 // Score prefers nodes that are already partly used by GPU pods (bin-packing, so that whole
 // nodes stay free for multi-GPU members) and, with a preferred packing label, nodes in the
 // domain where the gang already is.
