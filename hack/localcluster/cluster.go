@@ -135,16 +135,16 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 
 	apiURL := fmt.Sprintf("https://127.0.0.1:%d", o.APIServerPort)
 	api, err := c.spawn(o, "kube-apiserver", append([]string{
-		"--etcd-servers="+etcdURL,
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(o.APIServerPort),
-		"--tls-cert-file="+certs.ServingCert,
-		"--tls-private-key-file="+certs.ServingKey,
-		"--client-ca-file="+certs.CACert,
+		"--secure-port=" + strconv.Itoa(o.APIServerPort),
+		"--tls-cert-file=" + certs.ServingCert,
+		"--tls-private-key-file=" + certs.ServingKey,
+		"--client-ca-file=" + certs.CACert,
 		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file="+certs.SAPub,
-		"--service-account-signing-key-file="+certs.SAKey,
+		"--service-account-key-file=" + certs.SAPub,
+		"--service-account-signing-key-file=" + certs.SAKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=Node,RBAC",
 		// No controller-manager: no default ServiceAccount, and nothing would lift the

@@ -17,10 +17,10 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"io"
-	"net/http"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,7 +266,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	}
 	if profile != "" {
 		go func() {
-			time.Sleep(1500 * time.Millisecond) // let the scheduler start serving before the profile window
+			time.Sleep(1500 * time.Millisecond)                                                                                              // let the scheduler start serving before the profile window
 			client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
 			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/profile?seconds=5", pprofPort))
 			if err != nil {
