@@ -97,7 +97,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	for _, p := range []*int{&o.EtcdPort, &o.EtcdPeerPort, &o.APIServerPort} {
 		if *p == 0 {
-			if *p, err = freePort(); err != nil {
+			if *p, err = FreePort(); err != nil {
 				return nil, err
 			}
 		}
@@ -207,7 +207,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.NoKwok {
 		return c, nil
 	}
-	kwokPort, err := freePort()
+	kwokPort, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -395,9 +395,7 @@ func writeKubeconfig(path, server string, p *pki) error {
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
-func FreePort() (int, error) { return freePort() }
-
-func freePort() (int, error) {
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %w", err)

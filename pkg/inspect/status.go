@@ -178,18 +178,8 @@ func buildGang(g *schedv1.PodGang, pods []corev1.Pod, hashes map[string]string, 
 	if c := meta.FindStatusCondition(g.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
 		out.Waiting = c.Reason + ": " + c.Message
 	}
-	byName := map[string]corev1.Pod{}
-	for _, p := range pods {
-		byName[p.Name] = p
-	}
-	for _, pg := range g.Spec.PodGroups {
-		bound := 0
-		for _, ref := range pg.PodReferences {
-			if p, ok := byName[ref.Name]; ok && p.Spec.NodeName != "" && p.DeletionTimestamp == nil && p.Labels[grovev1.LabelSurge] != "true" {
-				bound++
-			}
-		}
-		out.Quorum = append(out.Quorum, fmt.Sprintf("%s %d/%d", strings.TrimPrefix(pg.Name, prefix), bound, pg.MinReplicas))
+	for _, q := range quorumOf(g, pods) {
+		out.Quorum = append(out.Quorum, fmt.Sprintf("%s %d/%d", strings.TrimPrefix(q.Name, prefix), q.Bound-q.SurgeBound, q.Min))
 	}
 	for _, p := range pods {
 		rev := p.Labels[grovev1.LabelPodTemplateHash]
@@ -201,6 +191,41 @@ func buildGang(g *schedv1.PodGang, pods []corev1.Pod, hashes map[string]string, 
 		})
 	}
 	sort.Slice(out.Pods, func(i, j int) bool { return out.Pods[i].Name < out.Pods[j].Name })
+	return out
+}
+
+// podgroupQuorum is where one podgroup of a gang stands: its live (not terminating) members
+// that exist and that are bound, the bound ones that are surge members (they never count
+// toward the quorum), and minReplicas.
+type podgroupQuorum struct {
+	Name                       string
+	Bound, Present, SurgeBound int
+	Min                        int32
+}
+
+func quorumOf(g *schedv1.PodGang, pods []corev1.Pod) []podgroupQuorum {
+	byName := make(map[string]*corev1.Pod, len(pods))
+	for i := range pods {
+		byName[pods[i].Name] = &pods[i]
+	}
+	out := make([]podgroupQuorum, 0, len(g.Spec.PodGroups))
+	for _, pg := range g.Spec.PodGroups {
+		q := podgroupQuorum{Name: pg.Name, Min: pg.MinReplicas}
+		for _, ref := range pg.PodReferences {
+			p, ok := byName[ref.Name]
+			if !ok || p.DeletionTimestamp != nil {
+				continue
+			}
+			q.Present++
+			if p.Spec.NodeName != "" {
+				q.Bound++
+				if p.Labels[grovev1.LabelSurge] == "true" {
+					q.SurgeBound++
+				}
+			}
+		}
+		out = append(out, q)
+	}
 	return out
 }
 

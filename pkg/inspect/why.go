@@ -98,21 +98,8 @@ func BuildWhy(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod, events
 	}
 	if pg != nil {
 		w.Established = meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled)
-		byName := map[string]corev1.Pod{}
-		for _, m := range members {
-			byName[m.Name] = m
-		}
-		for _, g := range pg.Spec.PodGroups {
-			bound, present := 0, 0
-			for _, ref := range g.PodReferences {
-				if m, ok := byName[ref.Name]; ok && m.DeletionTimestamp == nil {
-					present++
-					if m.Spec.NodeName != "" {
-						bound++
-					}
-				}
-			}
-			w.Quorum = append(w.Quorum, fmt.Sprintf("%s: %d bound, %d present, minReplicas %d", g.Name, bound, present, g.MinReplicas))
+		for _, q := range quorumOf(pg, members) {
+			w.Quorum = append(w.Quorum, fmt.Sprintf("%s: %d bound, %d present, minReplicas %d", q.Name, q.Bound, q.Present, q.Min))
 		}
 		if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
 			w.Waiting = c.Reason + ": " + c.Message

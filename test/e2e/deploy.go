@@ -201,15 +201,8 @@ func (r *Replica) Get(ctx context.Context, path string) (string, error) {
 
 // Leader asks the process whether it holds the lease (its /leader endpoint).
 func (r *Replica) Leader(ctx context.Context) bool {
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the local replica's self-signed serving certificate
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/leader", r.SecurePort), nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(resp.Body)
-	return strings.TrimSpace(string(body)) == "true"
+	body, err := r.Get(ctx, "/leader")
+	return err == nil && strings.TrimSpace(body) == "true"
 }
 
 // Local runs Phalanx as the Deployment would, as local processes.
@@ -397,17 +390,12 @@ func (l *Local) Start(name string) (*Replica, error) {
 	l.mu.Lock()
 	l.Replicas = append(l.Replicas, r)
 	l.mu.Unlock()
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local self-signed
-	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		if !r.Running() {
 			return false, fmt.Errorf("%s exited; its log:\n%s", name, tail(r.Log, 30))
 		}
-		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/healthz", secure))
-		if err != nil {
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+		_, err := r.Get(ctx, "/healthz")
+		return err == nil, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s did not become healthy: %w\n%s", name, err, tail(r.Log, 30))
