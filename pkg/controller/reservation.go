@@ -30,22 +30,25 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 // what the gang has not taken back yet for its replacements (gang.Reservation). Keys are gang
 // names; values are annotation values.
 func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]string, error) {
-	gangs := map[string]bool{}
+	// Each gang that loses a member to replacement, with its bound live pods.
+	replaced := map[string]bool{}
+	bound := map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
-		if replacedPod(p, ro) {
-			gangs[p.Labels[grovev1.LabelPodGang]] = true
-		}
-	}
-	out := map[string]string{}
-	for g := range gangs {
+		g := p.Labels[grovev1.LabelPodGang]
 		if g == "" {
 			continue
 		}
+		if replacedPod(p, ro) {
+			replaced[g] = true
+		}
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			bound[g] = append(bound[g], p)
+		}
+	}
+	out := map[string]string{}
+	for g := range replaced {
 		r := schedv1.Reservation{Since: now, Nodes: map[string]corev1.ResourceList{}}
-		for _, p := range obs.pods {
-			if p.Labels[grovev1.LabelPodGang] != g || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
-				continue
-			}
+		for _, p := range bound[g] {
 			sum := r.Nodes[p.Spec.NodeName]
 			if sum == nil {
 				sum = corev1.ResourceList{}
