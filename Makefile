@@ -9,19 +9,22 @@ ROOT      := $(abspath .)
 BIN       := $(ROOT)/bin
 GO        ?= go
 GOFLAGS_M := -mod=vendor
-K8S_VERSION := v1.37.2
+# The Kubernetes version has one source: the k8s.io/kubernetes requirement in go.mod
+# (hack/Dockerfile reads it from there too; make verify checks hack/tools/go.mod agrees).
+K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' go.mod)
+K8S_MINOR   := $(word 2,$(subst ., ,$(K8S_VERSION)))
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS   := -X github.com/phalanx-sched/phalanx/pkg/version.Version=$(VERSION) \
              -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
              -X k8s.io/component-base/version.gitMajor=1 \
-             -X k8s.io/component-base/version.gitMinor=37 \
+             -X k8s.io/component-base/version.gitMinor=$(K8S_MINOR) \
              -X k8s.io/component-base/version.gitTreeState=clean
 TOOLS_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
-             -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
+             -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(K8S_MINOR)
 
 KWOK_VERSION           := v0.8.0
 CONTROLLER_GEN_VERSION := v0.23.0
-CODE_GENERATOR_VERSION := v0.37.2
+CODE_GENERATOR_VERSION := $(patsubst v1.%,v0.%,$(K8S_VERSION))
 
 # Integration and e2e tests start their own control plane from bin/ unless
 # PHALANX_LOCAL_DIR names a running one (hack/local-up.sh up).
@@ -39,7 +42,7 @@ help: ## Show the targets.
 
 build: $(BIN)/phalanx-scheduler $(BIN)/kubectl-phalanx ## Build bin/phalanx-scheduler and the kubectl plugin bin/kubectl-phalanx.
 
-# The go command decides what is stale; FORCE makes make always ask it (a warm rebuild is ~2 s).
+# The go command decides what is stale; FORCE makes make always ask it (a warm rebuild takes seconds).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
 	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
@@ -81,10 +84,11 @@ $(CODEGEN_TOOLS):
 generate: $(BIN)/controller-gen $(CODEGEN_TOOLS) ## Regenerate deepcopy, CRDs and typed clients.
 	@hack/update-codegen.sh
 
-verify: ## Fail when generated files are stale or code is unformatted.
+verify: $(BIN)/controller-gen $(CODEGEN_TOOLS) ## Fail on stale generated code (checked in a copy), gofmt, go vet, vendor/, tracked binaries.
+	@echo ">> verify"
 	@hack/verify.sh
 
-test: test-unit test-integration test-e2e ## All tests: unit, integration (real apiserver) and e2e.
+test: verify test-unit test-integration test-e2e ## All checks and tests: verify, unit, integration (real apiserver) and e2e.
 
 test-unit: ## Unit tests (no control plane).
 	@echo ">> unit tests"
@@ -114,6 +118,6 @@ down: $(BIN)/localup ## Stop the local control plane and the scheduler of `make 
 
 clean: ## Stop everything and remove bin/ and run directories.
 	-@[ -x $(BIN)/localup ] && hack/run.sh --down >/dev/null 2>&1 || true
-	rm -rf $(BIN) .run
+	rm -rf $(BIN) .run phalanx-scheduler kubectl-phalanx
 
 FORCE:

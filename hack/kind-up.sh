@@ -55,7 +55,7 @@ fi
 for tool in docker kind kubectl go; do need "$tool"; done
 run mkdir -p "$(dirname "$kubeconfig")"
 run kind create cluster --name "$CLUSTER" --kubeconfig "$kubeconfig" --wait 120s
-run docker build -t "$IMAGE" --build-arg "VERSION=$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" "$root"
+run docker build -f "$root/hack/Dockerfile" -t "$IMAGE" --build-arg "VERSION=$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" "$root"
 run kind load docker-image "$IMAGE" --name "$CLUSTER"
 
 # kwok in the cluster manages the fake GPU nodes the e2e suite creates (annotation

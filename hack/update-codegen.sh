@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-bin="$root/bin"
+bin="${PHALANX_BIN_DIR:-$root/bin}"
 module=github.com/phalanx-sched/phalanx
 export GOFLAGS=-mod=vendor
 

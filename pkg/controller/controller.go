@@ -34,7 +34,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
-	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
@@ -43,6 +42,7 @@ import (
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/surge"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -64,8 +64,8 @@ type Controller struct {
 	synced         []cache.InformerSynced
 	queue          workqueue.TypedRateLimitingInterface[string]
 
-	// surge, when set, is asked before every surge member is created.
-	surge admission.SurgeAdmitter
+	// admitter, when set, is asked before every surge member is created.
+	admitter surge.Admitter
 	// nodeFactory feeds the node informer that retries blocked surges (only with surge).
 	nodeFactory kubeinformers.SharedInformerFactory
 
@@ -135,10 +135,10 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 }
 
 // SetSurgeAdmitter makes the controller ask a before every surge member it creates (see
-// pkg/admission). A blocked surge is retried when a node is added or changes its capacity or
+// pkg/surge). A blocked surge is retried when a node is added or changes its capacity or
 // schedulability, and at least every 5 seconds while the update is under way. Call before Run.
-func (c *Controller) SetSurgeAdmitter(a admission.SurgeAdmitter) {
-	c.surge = a
+func (c *Controller) SetSurgeAdmitter(a surge.Admitter) {
+	c.admitter = a
 	c.nodeFactory = kubeinformers.NewSharedInformerFactory(c.kube, 0)
 	inf := c.nodeFactory.Core().V1().Nodes().Informer()
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -357,7 +357,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
-	if c.surge != nil {
+	if c.admitter != nil {
 		blocked, err := c.admitSurges(ctx, pcs, obs, ro)
 		if err != nil {
 			return err

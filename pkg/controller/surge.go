@@ -12,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/surge"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -62,7 +62,7 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		pods := byUnit[unit]
 		name := fmt.Sprintf("surge %s[%s]", unit, strings.Join(what[unit], ","))
 		for _, req := range surgeRequests(name, pods, gangs, obs) {
-			v, err := c.surge.AdmitSurge(ctx, req)
+			v, err := c.admitter.AdmitSurge(ctx, req)
 			if err != nil {
 				return nil, fmt.Errorf("surge admission for %s: %w", name, err)
 			}
@@ -96,7 +96,7 @@ func isMemberPod(p *corev1.Pod, unit string, index int) bool {
 // surgeRequests splits a surge member's pods into admission requests: one request for all of
 // them unless some of their gangs pack into a topology domain, then one per gang (each with
 // its packing label and the nodes where the gang already runs).
-func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, obs *observed) []admission.SurgeRequest {
+func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, obs *observed) []surge.Request {
 	byGang := map[string][]*corev1.Pod{}
 	packed := false
 	for _, p := range pods {
@@ -107,11 +107,11 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 		}
 	}
 	if !packed {
-		return []admission.SurgeRequest{{What: what, Pods: pods}}
+		return []surge.Request{{What: what, Pods: pods}}
 	}
-	var out []admission.SurgeRequest
+	var out []surge.Request
 	for _, g := range sortedUnits(byGang) {
-		req := admission.SurgeRequest{What: what, Pods: byGang[g], PackDomain: gangs[g].Pack.Required}
+		req := surge.Request{What: what, Pods: byGang[g], PackDomain: gangs[g].Pack.Required}
 		for _, p := range obs.pods {
 			if p.Labels[grovev1.LabelPodGang] == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
 				req.AnchorNodes = append(req.AnchorNodes, p.Spec.NodeName)

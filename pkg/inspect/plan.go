@@ -22,7 +22,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
-	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
@@ -31,6 +30,8 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	phalanxscheduler "github.com/phalanx-sched/phalanx/pkg/scheduler"
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config" // the plugin argument types
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/surgeadmission"
+	"github.com/phalanx-sched/phalanx/pkg/surge"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -187,7 +188,7 @@ func PlanUpdate(ctx context.Context, kube kubernetes.Interface, profile *config.
 			obj = a.GetObject()
 		}
 		if pod, ok := obj.(*corev1.Pod); ok && action.GetVerb() == "create" {
-			admission.DefaultRequests(pod) // as the API server does
+			surge.DefaultRequests(pod) // as the API server does
 		}
 		if m, err := meta.Accessor(obj); obj != nil && err == nil {
 			m.SetResourceVersion(strconv.FormatInt(atomic.AddInt64(&rv, 1), 10))
@@ -198,7 +199,7 @@ func PlanUpdate(ctx context.Context, kube kubernetes.Interface, profile *config.
 	fclient.PrependReactor("*", "*", stamp)
 	sim := &simCluster{ctx: ctx, kube: fkube, client: fclient, ns: ns, nodes: w.Nodes, others: w.OtherPods}
 	ctrl := controller.New(fkube, fclient, nil)
-	admitter, err := admission.NewStaticAdmitter(ctx, profile, kube, sim.world)
+	admitter, err := surgeadmission.NewStaticAdmitter(ctx, profile, kube, sim.world)
 	if err != nil {
 		return nil, err
 	}

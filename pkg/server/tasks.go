@@ -8,11 +8,11 @@ import (
 	schedulerserverconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	"k8s.io/kubernetes/pkg/scheduler"
 
-	"github.com/phalanx-sched/phalanx/pkg/admission"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 	phalanxscheduler "github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/surgeadmission"
 )
 
 // ControllerTask runs the PodCliqueSet controller with the scheduler's credentials, with surge
@@ -32,7 +32,7 @@ func ControllerTask(cc *schedulerserverconfig.CompletedConfig, sched *scheduler.
 		if _, ok := sched.Profiles[profile]; !ok && len(cc.ComponentConfig.Profiles) > 0 {
 			profile = cc.ComponentConfig.Profiles[0].SchedulerName
 		}
-		admitter, err := admission.NewFrameworkAdmitter(ctx, cc, sched, profile)
+		admitter, err := surgeadmission.NewFrameworkAdmitter(ctx, cc, sched, profile)
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Surge admission is off: surge members are created without a capacity check")
 		} else {

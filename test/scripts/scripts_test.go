@@ -30,7 +30,7 @@ func TestKindUpDryRun(t *testing.T) {
 	}
 	steps := []string{
 		"+ kind create cluster --name phalanx",
-		"+ docker build -t phalanx-scheduler:dev",
+		"+ docker build -f " + filepath.Join(r, "hack", "Dockerfile") + " -t phalanx-scheduler:dev",
 		"+ kind load docker-image phalanx-scheduler:dev --name phalanx",
 		"kwok/releases/download/v0.8.0/kwok.yaml",
 		"kwok/releases/download/v0.8.0/stage-fast.yaml",

@@ -1,4 +1,9 @@
-package admission
+// Package surgeadmission answers the update controller's surge question (pkg/surge) the way
+// the scheduler would: it runs the profile's own PreFilter and Filter plugins on a snapshot of
+// the scheduler's cache, honouring required packing and the capacity the gang store holds for
+// replacements. It lives beside the scheduler because it is a scheduling simulation; the
+// controller sees only the pkg/surge interface.
+package surgeadmission
 
 import (
 	"context"
@@ -27,35 +32,8 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"github.com/phalanx-sched/phalanx/pkg/surge"
 )
-
-// SurgeRequest asks whether a surge member (one pod, a scaling-group replica or a whole
-// PodCliqueSet replica) fits the cluster now.
-type SurgeRequest struct {
-	// What names the surge member for messages ("prefill replica 3 of pcs-0").
-	What string
-	// Pods are the member's pods as they would be created (no node).
-	Pods []*v1.Pod
-	// PackDomain, when set, is the node label whose value all Pods must share.
-	PackDomain string
-	// AnchorNodes are nodes where members of the same gang already run; with PackDomain the
-	// pods must go to the domain of those nodes.
-	AnchorNodes []string
-}
-
-// SurgeVerdict is the answer of a SurgeAdmitter.
-type SurgeVerdict struct {
-	Fits bool
-	// Message says what is missing when it does not fit, e.g. "needs 16 nvidia.com/gpu for 2
-	// pods in one topology.phalanx.dev/rack; the largest free topology.phalanx.dev/rack has 8".
-	Message string
-}
-
-// SurgeAdmitter decides whether a surge member may be created. The controller asks before
-// every surge create; a member that does not fit is not created.
-type SurgeAdmitter interface {
-	AdmitSurge(ctx context.Context, req SurgeRequest) (SurgeVerdict, error)
-}
 
 // filterPlugins are the in-tree Filter plugins a surge member is checked with: the default
 // profile's, without the volume plugins (surge pods get their volumes like any replacement)
@@ -81,7 +59,7 @@ type FrameworkAdmitter struct {
 	gangs *gang.Store
 }
 
-var _ SurgeAdmitter = &FrameworkAdmitter{}
+var _ surge.Admitter = &FrameworkAdmitter{}
 
 // NewFrameworkAdmitter builds the admitter for the scheduler profile named profile, on the
 // scheduler's own cache.
@@ -187,36 +165,36 @@ func (l *swapLister) CompositePodGroups() fwk.CompositePodGroupLister {
 
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
 // req.PackDomain when set.
-func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req SurgeRequest) (SurgeVerdict, error) {
+func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (surge.Verdict, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(req.Pods) == 0 {
-		return SurgeVerdict{Fits: true}, nil
+		return surge.Verdict{Fits: true}, nil
 	}
 	snap, err := a.refresh(ctx)
 	if err != nil {
-		return SurgeVerdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
+		return surge.Verdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
 	}
 	a.lister.cur = snap
 	nodes, err := snap.NodeInfos().List()
 	if err != nil {
-		return SurgeVerdict{}, err
+		return surge.Verdict{}, err
 	}
 	domains := groupByDomain(nodes, req)
-	pods := sortedBySize(WithDefaultRequests(req.Pods))
+	pods := sortedBySize(surge.AsCreated(req.Pods))
 	req.Pods = pods
 	var reasons []string
 	for _, d := range domains {
 		ok, why, err := a.place(ctx, pods, d.nodes)
 		if err != nil {
-			return SurgeVerdict{}, err
+			return surge.Verdict{}, err
 		}
 		if ok {
-			return SurgeVerdict{Fits: true}, nil
+			return surge.Verdict{Fits: true}, nil
 		}
 		reasons = append(reasons, why)
 	}
-	return SurgeVerdict{Message: shortfall(req, domains, reasons)}, nil
+	return surge.Verdict{Message: shortfall(req, domains, reasons)}, nil
 }
 
 type domain struct {
@@ -226,7 +204,7 @@ type domain struct {
 
 // groupByDomain splits the nodes by req.PackDomain (one domain of all nodes without it),
 // keeping only the anchors' domain when there are anchors, largest free GPU count first.
-func groupByDomain(nodes []fwk.NodeInfo, req SurgeRequest) []domain {
+func groupByDomain(nodes []fwk.NodeInfo, req surge.Request) []domain {
 	if req.PackDomain == "" {
 		return []domain{{nodes: nodes}}
 	}
@@ -347,36 +325,6 @@ func summarize(counts map[string]int) string {
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
 
-// WithDefaultRequests copies pods that are not created yet with the defaulting the API server
-// would apply: a container's request is its limit where only the limit is set.
-func WithDefaultRequests(pods []*v1.Pod) []*v1.Pod {
-	out := make([]*v1.Pod, len(pods))
-	for i, p := range pods {
-		p = p.DeepCopy()
-		DefaultRequests(p)
-		out[i] = p
-	}
-	return out
-}
-
-// DefaultRequests sets, in place, each container's request to its limit where only the limit
-// is set (what the API server does on create).
-func DefaultRequests(p *v1.Pod) {
-	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-		for j := range cs {
-			c := &cs[j]
-			for r, q := range c.Resources.Limits {
-				if _, ok := c.Resources.Requests[r]; !ok {
-					if c.Resources.Requests == nil {
-						c.Resources.Requests = v1.ResourceList{}
-					}
-					c.Resources.Requests[r] = q.DeepCopy()
-				}
-			}
-		}
-	}
-}
-
 func sortedBySize(pods []*v1.Pod) []*v1.Pod {
 	out := append([]*v1.Pod(nil), pods...)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -420,7 +368,7 @@ func freeOn(n fwk.NodeInfo, r v1.ResourceName) int64 {
 
 // shortfall explains a refusal: the first resource (GPUs first) whose total the best domain
 // cannot hold, or else the reason the placement failed in the best domain.
-func shortfall(req SurgeRequest, domains []domain, reasons []string) string {
+func shortfall(req surge.Request, domains []domain, reasons []string) string {
 	need := v1.ResourceList{}
 	for _, p := range req.Pods {
 		for r, q := range requests(p) {
