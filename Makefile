@@ -33,7 +33,7 @@ TEST_TIMEOUT ?= 40m
 export PHALANX_BIN_DIR := $(BIN)
 
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
-bin/%: ; @$(MAKE) --no-print-directory $(BIN)/$*
+bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
 .PHONY: build tools test test-unit test-integration test-e2e test-e2e-stress perf generate verify run down clean help
 
@@ -42,7 +42,7 @@ help: ## Show the targets.
 
 build: $(BIN)/phalanx-scheduler $(BIN)/kubectl-phalanx ## Build bin/phalanx-scheduler and the kubectl plugin bin/kubectl-phalanx.
 
-# The go command decides what is stale; FORCE makes make always ask it (a warm rebuild takes seconds).
+# The go command decides what is stale; FORCE makes make always ask it (a warm rebuild of both binaries is ~3 s).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
 	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler

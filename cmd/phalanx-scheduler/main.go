@@ -50,7 +50,22 @@ func main() {
 	}
 	cmd := newCommand()
 	cmd.SetArgs(args)
-	os.Exit(cli.Run(cmd))
+	code := cli.Run(cmd)
+	removeDefaultConfig() // when start-up failed before run could remove it
+	os.Exit(code)
+}
+
+// defaultConfigDir is the private directory writeDefaultConfig made, "" when none.
+var defaultConfigDir string
+
+// removeDefaultConfig removes what writeDefaultConfig wrote. The scheduler reads its
+// configuration once, in app.Setup, so run removes it right after; nothing is left in the
+// temporary directory even when the process is later killed.
+func removeDefaultConfig() {
+	if defaultConfigDir != "" {
+		_ = os.RemoveAll(defaultConfigDir)
+		defaultConfigDir = ""
+	}
 }
 
 var (
@@ -121,6 +136,7 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 		cancel()
 	}()
 	cc, sched, err := app.Setup(ctx, opts, scheduler.RegistryOptions()...)
+	removeDefaultConfig()
 	if err != nil {
 		return err
 	}
@@ -161,6 +177,7 @@ func writeDefaultConfig(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("writing the default configuration: %w", err)
 	}
+	defaultConfigDir = dir
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		return "", fmt.Errorf("writing the default configuration: %w", err)

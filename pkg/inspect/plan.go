@@ -337,8 +337,42 @@ func (s *simCluster) waitCaches(ctrl *controller.Controller, name string) error 
 		if err != nil {
 			return false, err
 		}
-		return ctrl.CachesHold(s.ns, s.pods(), gangs.Items, pcs), nil
+		return cachesHold(ctrl, s.ns, s.pods(), gangs.Items, pcs), nil
 	})
+}
+
+// cachesHold reports whether the controller's caches hold exactly these pods, gangs and
+// PodCliqueSet (name and resourceVersion), so that its next pass sees what the last one wrote.
+func cachesHold(ctrl *controller.Controller, namespace string, pods []corev1.Pod, gangs []schedv1.PodGang, pcs *grovev1.PodCliqueSet) bool {
+	kf, pf := ctrl.Informers()
+	cached, err := kf.Core().V1().Pods().Lister().Pods(namespace).List(labels.Everything())
+	if err != nil || len(cached) != len(pods) {
+		return false
+	}
+	rv := map[string]string{}
+	for _, p := range cached {
+		rv[p.Name] = p.ResourceVersion
+	}
+	for _, p := range pods {
+		if rv[p.Name] != p.ResourceVersion {
+			return false
+		}
+	}
+	cg, err := pf.Scheduler().V1alpha1().PodGangs().Lister().PodGangs(namespace).List(labels.Everything())
+	if err != nil || len(cg) != len(gangs) {
+		return false
+	}
+	rv = map[string]string{}
+	for _, g := range cg {
+		rv[g.Name] = g.ResourceVersion
+	}
+	for _, g := range gangs {
+		if rv[g.Name] != g.ResourceVersion {
+			return false
+		}
+	}
+	cur, err := pf.Grove().V1alpha1().PodCliqueSets().Lister().PodCliqueSets(namespace).Get(pcs.Name)
+	return err == nil && cur.ResourceVersion == pcs.ResourceVersion
 }
 
 // settle binds every pending pod that fits (a gang's pending pods together), marks bound pods

@@ -1,0 +1,340 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// applier applies one pass's differences for one PodCliqueSet.
+type applier struct {
+	c       *Controller
+	ctx     context.Context
+	pcs     *grovev1.PodCliqueSet
+	created map[string]int
+	deleted map[string]int
+}
+
+func (a *applier) afterCreate(kind string) error {
+	if a.created == nil {
+		a.created = map[string]int{}
+	}
+	a.created[kind]++
+	if a.c.AfterCreate != nil {
+		return a.c.AfterCreate()
+	}
+	return nil
+}
+
+func ignoreExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// apply creates what is missing (groups, cliques, services, gangs, then pods, so that a pod
+// never exists before its gang), updates what changed and deletes what is no longer wanted
+// (not-ready pods first).
+func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error {
+	ctx, c, ns := a.ctx, a.c, a.pcs.Namespace
+	defer a.report()
+	for _, sg := range want.ScalingGroups {
+		cur := obs.groups[sg.Name]
+		switch {
+		case cur == nil:
+			got, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Create(ctx, sg, metav1.CreateOptions{})
+			if err := ignoreExists(err); err != nil {
+				return fmt.Errorf("creating PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+			if got != nil {
+				obs.groups[sg.Name] = got
+			}
+			if err := a.afterCreate("PodCliqueScalingGroup"); err != nil {
+				return err
+			}
+		case cur.Spec.Replicas != sg.Spec.Replicas || cur.Annotations[workload.AnnotationTemplateReplicas] != sg.Annotations[workload.AnnotationTemplateReplicas]:
+			upd := cur.DeepCopy()
+			upd.Spec.Replicas = sg.Spec.Replicas
+			if upd.Annotations == nil {
+				upd.Annotations = map[string]string{}
+			}
+			upd.Annotations[workload.AnnotationTemplateReplicas] = sg.Annotations[workload.AnnotationTemplateReplicas]
+			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+		}
+	}
+	for _, pclq := range want.Cliques {
+		cur := obs.cliques[pclq.Name]
+		switch {
+		case cur == nil:
+			got, err := c.client.GroveV1alpha1().PodCliques(ns).Create(ctx, pclq, metav1.CreateOptions{})
+			if err := ignoreExists(err); err != nil {
+				return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
+			}
+			if got != nil {
+				obs.cliques[pclq.Name] = got
+			}
+			if err := a.afterCreate("PodClique"); err != nil {
+				return err
+			}
+		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0):
+			upd := cur.DeepCopy()
+			upd.Spec.Replicas, upd.Spec.MinAvailable = pclq.Spec.Replicas, pclq.Spec.MinAvailable
+			if _, err := c.client.GroveV1alpha1().PodCliques(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodClique %s: %w", pclq.Name, err)
+			}
+		}
+	}
+	for _, svc := range want.Services {
+		if obs.services[svc.Name] == nil {
+			if _, err := c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
+				return fmt.Errorf("creating Service %s: %w", svc.Name, err)
+			}
+			if err := a.afterCreate("Service"); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range want.PodGangs {
+		cur := obs.gangs[g.Name]
+		switch {
+		case cur == nil:
+			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g, metav1.CreateOptions{}); ignoreExists(err) != nil {
+				return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
+			}
+			if err := a.afterCreate("PodGang"); err != nil {
+				return err
+			}
+		case !apiequality.Semantic.DeepEqual(cur.Spec, withReservationRef(g.Spec, cur.Spec)):
+			upd := cur.DeepCopy()
+			upd.Spec = withReservationRef(g.Spec, cur.Spec)
+			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating PodGang %s: %w", g.Name, err)
+			}
+		}
+	}
+	wantPods := map[string]bool{}
+	for _, p := range want.Pods {
+		wantPods[p.Name] = true
+		if obs.pods[p.Name] != nil {
+			continue
+		}
+		// Pods of standalone cliques come and go as the update planner says (it bounds
+		// surge and unavailability); pods of scaling groups are created when missing.
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] &&
+			index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]) < int(a.pcs.Spec.Replicas) {
+			continue
+		}
+		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
+		if owner == nil {
+			continue // its PodClique is not visible yet; the next pass creates the pod
+		}
+		pod := p.DeepCopy()
+		pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, grovev1.SchemeGroupVersion.WithKind("PodClique"))}
+		if _, err := c.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); ignoreExists(err) != nil {
+			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
+		}
+		if err := a.afterCreate("Pod"); err != nil {
+			return err
+		}
+	}
+	for sg, replicas := range ro.deleteGroups {
+		for _, j := range replicas {
+			for name, p := range obs.pods {
+				if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sg && p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == strconv.Itoa(j) {
+					ro.deletes[name] = true
+				}
+			}
+		}
+	}
+	// Replacements: the capacity the deleted members hold is reserved for their
+	// replacements before they go.
+	res, err := reservations(obs, ro, metav1.NewTime(c.now()))
+	if err != nil {
+		return err
+	}
+	recreated := map[string]bool{}
+	wantGangs := map[string]*schedv1.PodGang{}
+	for _, g := range want.PodGangs {
+		wantGangs[g.Name] = g
+	}
+	for _, r := range ro.deleteReplicas {
+		if ro.replaced[replicasUnitName+"/"+strconv.Itoa(r)] {
+			for name, g := range obs.gangs {
+				if g.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+					recreated[name] = true
+				}
+			}
+		}
+	}
+	if err := a.reserve(obs, res, recreated); err != nil {
+		return err
+	}
+	// ReplicaRecreate: a replica is recreated with new gangs; its pods and gangs go first. A
+	// replaced replica's gangs are created again at once, carrying the reservation.
+	for _, r := range ro.deleteReplicas {
+		for name, p := range obs.pods {
+			if p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+				ro.deletes[name] = true
+			}
+		}
+		for name, g := range obs.gangs {
+			if g.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
+				if err := a.deleteObject("PodGang", name, g.UID, func(o metav1.DeleteOptions) error {
+					return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
+				}); err != nil {
+					return err
+				}
+				if w := wantGangs[name]; recreated[name] && w != nil {
+					_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(w, res[name]), metav1.CreateOptions{})
+					if ignoreExists(err) != nil {
+						return fmt.Errorf("creating PodGang %s again for the recreated replica: %w", name, err)
+					}
+				}
+			}
+		}
+	}
+	for name := range ro.deletes {
+		p := obs.pods[name]
+		if p == nil || p.DeletionTimestamp != nil {
+			continue
+		}
+		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			return fmt.Errorf("deleting pod %s to replace it: %w", name, err)
+		}
+		a.countDelete("Pod")
+	}
+	return a.deleteUnwanted(obs, want, wantPods)
+}
+
+func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods map[string]bool) error {
+	ctx, c, ns := a.ctx, a.c, a.pcs.Namespace
+	var surplus []*corev1.Pod
+	for name, p := range obs.pods {
+		if !wantPods[name] && p.DeletionTimestamp == nil {
+			surplus = append(surplus, p)
+		}
+	}
+	// Not-ready pods first, then the highest index.
+	sort.Slice(surplus, func(i, j int) bool {
+		ri, rj := workload.PodReady(surplus[i]), workload.PodReady(surplus[j])
+		if ri != rj {
+			return !ri
+		}
+		return index.Parse(surplus[i].Labels[grovev1.LabelPodCliquePodIndex]) > index.Parse(surplus[j].Labels[grovev1.LabelPodCliquePodIndex])
+	})
+	for _, p := range surplus {
+		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
+		}
+		a.countDelete("Pod")
+	}
+	wg, wc, wsg, ws := nameSet(want.PodGangs), nameSet(want.Cliques), nameSet(want.ScalingGroups), nameSet(want.Services)
+	var errs []error
+	for name, x := range obs.gangs {
+		if !wg[name] {
+			errs = append(errs, a.deleteObject("PodGang", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.cliques {
+		if !wc[name] {
+			errs = append(errs, a.deleteObject("PodClique", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.GroveV1alpha1().PodCliques(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.groups {
+		if !wsg[name] {
+			errs = append(errs, a.deleteObject("PodCliqueScalingGroup", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	for name, x := range obs.services {
+		if !ws[name] {
+			errs = append(errs, a.deleteObject("Service", name, x.UID, func(o metav1.DeleteOptions) error {
+				return c.kube.CoreV1().Services(ns).Delete(ctx, name, o)
+			}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// withReservationRef is the desired gang spec with the reservation reference the live one
+// carries (set when it was created for a recreated replica; the desired world does not know it).
+func withReservationRef(want, cur schedv1.PodGangSpec) schedv1.PodGangSpec {
+	out := *want.DeepCopy()
+	out.ReuseReservationRef = cur.ReuseReservationRef
+	return out
+}
+
+// nameSet is the set of the objects' names.
+func nameSet[T metav1.Object](objs []T) map[string]bool {
+	m := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		m[o.GetName()] = true
+	}
+	return m
+}
+
+func (a *applier) deleteObject(kind, name string, uid types.UID, del func(metav1.DeleteOptions) error) error {
+	if err := ignoreNotFound(del(metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})); err != nil {
+		return fmt.Errorf("deleting %s %s: %w", kind, name, err)
+	}
+	a.countDelete(kind)
+	return nil
+}
+
+func (a *applier) countDelete(kind string) {
+	if a.deleted == nil {
+		a.deleted = map[string]int{}
+	}
+	a.deleted[kind]++
+}
+
+// report records one event per kind and verb for the pass.
+func (a *applier) report() {
+	if a.c.recorder == nil {
+		return
+	}
+	for _, kind := range sortedKeys(a.created) {
+		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, "Created", "Created %d %s(s)", a.created[kind], kind)
+	}
+	for _, kind := range sortedKeys(a.deleted) {
+		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, "Deleted", "Deleted %d %s(s) no longer wanted", a.deleted[kind], kind)
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

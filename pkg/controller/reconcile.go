@@ -1,0 +1,77 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// Reconcile brings one PodCliqueSet's children to the desired world and writes statuses.
+func (c *Controller) Reconcile(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.trackUpdate(key, updateState{})
+		return nil // owner references let the garbage collector remove the children
+	}
+	if err != nil {
+		return err
+	}
+	if pcs.DeletionTimestamp != nil {
+		return nil
+	}
+	obs, err := c.observe(pcs)
+	if err != nil {
+		return err
+	}
+	ro, err := planRollout(pcs, obs, nil)
+	if err != nil {
+		return fmt.Errorf("planning the update of %s: %w", key, err)
+	}
+	if c.admitter != nil {
+		blocked, err := c.admitSurges(ctx, pcs, obs, ro)
+		if err != nil {
+			return err
+		}
+		if len(blocked) > 0 {
+			if ro, err = planRollout(pcs, obs, blocked); err != nil {
+				return fmt.Errorf("planning the update of %s: %w", key, err)
+			}
+		}
+	}
+	if c.OnPlan != nil {
+		c.OnPlan(pcs, ro.plan)
+	}
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
+	a := &applier{c: c, ctx: ctx, pcs: pcs}
+	if err := a.apply(obs, want, ro); err != nil {
+		return err
+	}
+	if pcs.Status.CurrentRevision != "" {
+		// An update (not the creation): count its steps.
+		strategy := strategyOf(pcs)
+		for _, act := range ro.plan.Actions {
+			metrics.UpdateSteps.WithLabelValues(strategy, strings.ToLower(string(act.Type)), strconv.FormatBool(act.Surge)).Inc()
+		}
+	}
+	if err := c.writeStatus(ctx, pcs, obs, want, ro); err != nil {
+		return err
+	}
+	if !ro.plan.Done {
+		// An update in progress is looked at again even without events, so that a stall
+		// turns into ProgressDeadlineExceeded on time.
+		c.queue.AddAfter(key, 5*time.Second)
+	}
+	return nil
+}

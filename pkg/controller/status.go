@@ -1,0 +1,186 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
+func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
+	now := metav1.NewTime(c.now())
+	hashes := ro.hashes
+	podsByClique := map[string][]*corev1.Pod{}
+	for _, p := range obs.pods {
+		podsByClique[p.Labels[grovev1.LabelPodClique]] = append(podsByClique[p.Labels[grovev1.LabelPodClique]], p)
+	}
+	var conflicts []string
+	for _, pclq := range obs.cliques {
+		members := make([]index.Member, 0, len(podsByClique[pclq.Name]))
+		for _, p := range podsByClique[pclq.Name] {
+			members = append(members, index.Member{Name: p.Name, Index: index.Parse(p.Labels[grovev1.LabelPodCliquePodIndex])})
+		}
+		if err := index.Track(members, int(pclq.Spec.Replicas)).Error(); err != nil {
+			conflicts = append(conflicts, pclq.Name+": "+err.Error())
+		}
+		st := workload.CliqueStatus(pclq, podsByClique[pclq.Name], hashes[pclq.Labels[workload.LabelCliqueTemplate]], now)
+		if !statusEqual(pclq.Status.Conditions, st.Conditions) || pclq.Status.Replicas != st.Replicas || pclq.Status.ReadyReplicas != st.ReadyReplicas ||
+			pclq.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(pclq.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(pclq.Status.Selector, st.Selector) {
+			upd := pclq.DeepCopy()
+			upd.Status = st
+			got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+			if apierrors.IsNotFound(err) {
+				continue // deleted by this pass (no longer wanted): nothing to report
+			}
+			if err != nil {
+				return fmt.Errorf("updating status of PodClique %s: %w", pclq.Name, err)
+			}
+			obs.cliques[pclq.Name] = got
+		}
+	}
+	for _, sg := range obs.groups {
+		var members []*grovev1.PodClique
+		for _, pclq := range obs.cliques {
+			if pclq.Labels[grovev1.LabelPodCliqueScalingGroup] == sg.Name {
+				members = append(members, pclq)
+			}
+		}
+		st := workload.ScalingGroupStatus(sg, members, now)
+		if !statusEqual(sg.Status.Conditions, st.Conditions) || sg.Status.Replicas != st.Replicas || sg.Status.AvailableReplicas != st.AvailableReplicas ||
+			sg.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(sg.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(sg.Status.Selector, st.Selector) {
+			upd := sg.DeepCopy()
+			upd.Status = st
+			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); ignoreNotFound(err) != nil {
+				return fmt.Errorf("updating status of PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+		}
+	}
+	st := setStatus(pcs, obs, want, now, conflicts)
+	setProgress(&st, pcs, ro, now)
+	c.reportSurge(pcs, &st)
+	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
+		return nil
+	}
+	upd := pcs.DeepCopy()
+	upd.Status = st
+	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of PodCliqueSet %s: %w", pcs.Name, err)
+	}
+	c.observeUpdate(pcs, &st)
+	if len(conflicts) > 0 && c.recorder != nil {
+		c.recorder.Eventf(pcs, corev1.EventTypeWarning, "IndexConflict", "Pods claim the same index; they are left in place for you to resolve: %v", conflicts)
+	}
+	return nil
+}
+
+// setStatus computes the PodCliqueSet status: a replica is available when each of its gangs
+// has minReplicas Ready pods in every podgroup, updated when every pod it should have exists
+// with its template's revision.
+func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string) grovev1.PodCliqueSetStatus {
+	st := *pcs.Status.DeepCopy()
+	st.ObservedGeneration = ptr.To(pcs.Generation)
+	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name}).String())
+	replicas := map[string]bool{}
+	gangsOf := map[string][]*schedv1.PodGang{}
+	for _, g := range obs.gangs {
+		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		replicas[r] = true
+		gangsOf[r] = append(gangsOf[r], g)
+	}
+	st.Replicas = int32(len(replicas))
+	st.AvailableReplicas, st.UpdatedReplicas = 0, 0
+	for r := range replicas {
+		available := len(gangsOf[r]) > 0
+		for _, g := range gangsOf[r] {
+			if !workload.GangAvailable(g, obs.pods) {
+				available = false
+			}
+		}
+		if available {
+			st.AvailableReplicas++
+		}
+	}
+	updated := map[string]bool{}
+	for r := range replicas {
+		updated[r] = true
+	}
+	for _, p := range want.Pods {
+		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		cur := obs.pods[p.Name]
+		if cur == nil || cur.Labels[grovev1.LabelPodTemplateHash] != p.Labels[grovev1.LabelPodTemplateHash] {
+			updated[r] = false
+		}
+	}
+	for r, ok := range updated {
+		if ok && replicas[r] {
+			st.UpdatedReplicas++
+		}
+	}
+	avail := metav1.Condition{Type: grovev1.ConditionAvailable, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
+	if st.AvailableReplicas >= pcs.Spec.Replicas {
+		avail.Status, avail.Reason = metav1.ConditionTrue, "ReplicasAvailable"
+		avail.Message = "every replica's gangs have minAvailable Ready pods"
+	} else {
+		avail.Status, avail.Reason = metav1.ConditionFalse, "ReplicasUnavailable"
+		avail.Message = strconv.Itoa(int(st.AvailableReplicas)) + " of " + strconv.Itoa(int(pcs.Spec.Replicas)) + " replicas are available"
+	}
+	meta.SetStatusCondition(&st.Conditions, avail)
+	conflict := metav1.Condition{Type: "IndexConflict", ObservedGeneration: pcs.Generation, LastTransitionTime: now, Status: metav1.ConditionFalse, Reason: "NoConflict", Message: "every pod holds its own index"}
+	if len(conflicts) > 0 {
+		conflict.Status, conflict.Reason = metav1.ConditionTrue, "DuplicateIndex"
+		conflict.Message = fmt.Sprintf("pods claim the same index and are left in place: %v", conflicts)
+	}
+	meta.SetStatusCondition(&st.Conditions, conflict)
+	return st
+}
+
+// reportSurge records an event when a surge becomes blocked (or its reason changes) and when
+// it is no longer blocked.
+func (c *Controller) reportSurge(pcs *grovev1.PodCliqueSet, st *grovev1.PodCliqueSetStatus) {
+	if c.recorder == nil {
+		return
+	}
+	was := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionSurgeBlocked)
+	now := meta.FindStatusCondition(st.Conditions, grovev1.ConditionSurgeBlocked)
+	wasBlocked := was != nil && was.Status == metav1.ConditionTrue
+	switch {
+	case now != nil && now.Status == metav1.ConditionTrue && (!wasBlocked || was.Message != now.Message):
+		c.recorder.Event(pcs, corev1.EventTypeWarning, grovev1.ConditionSurgeBlocked, "No surge member was created: "+now.Message)
+	case wasBlocked && (now == nil || now.Status != metav1.ConditionTrue):
+		c.recorder.Event(pcs, corev1.EventTypeNormal, "SurgeUnblocked", "No surge waits for capacity any more (it fits now, or the update no longer needs it)")
+	}
+}
+
+func statusEqual(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		cb := meta.FindStatusCondition(b, a[i].Type)
+		if cb == nil || cb.Status != a[i].Status || cb.Reason != a[i].Reason || cb.Message != a[i].Message || cb.ObservedGeneration != a[i].ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}
+
+func stripTimes(st grovev1.PodCliqueSetStatus) grovev1.PodCliqueSetStatus {
+	out := *st.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.Time{}
+	}
+	return out
+}
