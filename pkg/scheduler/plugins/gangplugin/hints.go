@@ -27,7 +27,7 @@ func (p *Adapter) hintGang(logger klog.Logger, pod *v1.Pod, _, newObj any) (fwk.
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	p.store.SetSpec(spec)
+	p.recordSpec(spec)
 	if k, ok := p.keyOf(pod); ok && k == spec.Key {
 		return fwk.Queue, nil
 	}
@@ -45,9 +45,9 @@ func (p *Adapter) hintPod(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		if other, _ = oldObj.(*v1.Pod); other == nil {
 			return fwk.QueueSkip, nil
 		}
-		p.store.DeletePod(other)
+		p.forgetPod(other)
 	} else if p.ours(other) {
-		p.store.UpsertPod(other)
+		p.recordPod(other)
 	}
 	if other.UID == pod.UID {
 		return fwk.QueueSkip, nil

@@ -86,7 +86,7 @@ func (p *Adapter) chooseDomain(k gang.Key, key string, pod *v1.Pod, nodes []fwk.
 			return "", nil, fmt.Sprintf("%s needs %d %s for %d pods in one %s; no %s has room (largest free: %s with %d)",
 				k, need.GPU, gang.ResourceGPU, len(requests), key, key, largestName, max(largest, 0))
 		}
-		p.store.SetDomain(k, domain)
+		p.setDomain(k, domain)
 	}
 	names := sets.New[string]()
 	for _, n := range byDomain[domain] {

@@ -1,0 +1,215 @@
+package gang
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// SetSpec records the gang object (add or update) and reassigns members to podgroups.
+func (s *Store) SetSpec(spec Spec) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entryLocked(spec.Key)
+	sp := spec
+	e.spec = &sp
+	if sp.Reservation != nil {
+		s.reserving[sp.Key] = true
+	} else {
+		delete(s.reserving, sp.Key)
+	}
+	for _, m := range e.members {
+		m.Group = groupOf(e.spec, m.pod)
+	}
+}
+
+// DeleteSpec forgets the gang object. Members that still exist stay, waiting for it.
+func (s *Store) DeleteSpec(k Key) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil {
+		return
+	}
+	e.spec, e.establishedAt, e.domain = nil, time.Time{}, ""
+	delete(s.reserving, k)
+	if len(e.members) == 0 {
+		delete(s.gangs, k)
+	}
+}
+
+// Spec returns a copy of the gang's spec, if the object has been seen.
+func (s *Store) Spec(k Key) (Spec, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e := s.gangs[k]; e != nil && e.spec != nil {
+		return *e.spec, true
+	}
+	return Spec{}, false
+}
+
+// UpsertPod records a pod (add or update). A terminating pod leaves its gang: it is being
+// replaced and must not count toward quorum. The assumed mark of an unbound pod is kept.
+// It returns the pod's gang, if it has one.
+func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return k, false
+	}
+	if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+		s.DeletePod(pod)
+		return k, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entryLocked(k)
+	if b, ok := s.membership.BaseOf(pod); ok && b != k {
+		if s.scaled[b] == nil {
+			s.scaled[b] = map[Key]bool{}
+		}
+		s.scaled[b][k] = true
+	}
+	m := e.members[pod.Name]
+	if m == nil || m.UID != pod.UID {
+		m = &member{}
+		e.members[pod.Name] = m
+	}
+	state, node := StateOf(pod), pod.Spec.NodeName
+	switch {
+	case m.State == Bound && state != Bound:
+		// A stale informer event from before the bind: a pod never leaves its node.
+		state, node = Bound, m.Node
+	case m.State == Assumed && state == Pending:
+		state, node = Assumed, m.Node
+	}
+	m.pod = pod
+	m.Member = Member{
+		UID:      pod.UID,
+		Name:     pod.Name,
+		Group:    groupOf(e.spec, pod),
+		Index:    MemberIndex(pod),
+		Surge:    s.membership.IsSurge(pod),
+		State:    state,
+		Node:     node,
+		Requests: RequestsOf(pod),
+		Running:  podRunning(pod),
+		Ready:    podReady(pod),
+	}
+	return k, true
+}
+
+// DeletePod removes a pod from its gang. A gang with no bound member left is no longer
+// established: it is formed again from scratch.
+func (s *Store) DeletePod(pod *v1.Pod) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil {
+		return
+	}
+	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
+		delete(e.members, pod.Name)
+	}
+	if !anyPlaced(e) {
+		e.establishedAt, e.domain = time.Time{}, ""
+	}
+	if len(e.members) == 0 && e.spec == nil {
+		delete(s.gangs, k)
+		delete(s.scaled, k)
+	}
+}
+
+// Assume marks a member as holding a node (Reserve).
+func (s *Store) Assume(pod *v1.Pod, node string) {
+	s.setState(pod, Assumed, node)
+}
+
+// Forget drops the assumed mark of a member (Unreserve).
+func (s *Store) Forget(pod *v1.Pod) {
+	s.setState(pod, Pending, "")
+}
+
+// MarkBound records a successful bind (PostBind). It returns true when this bind made the
+// gang established: the quorum bound for the first time.
+func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil {
+		return false
+	}
+	if m := e.members[pod.Name]; m != nil {
+		m.State, m.Node = Bound, node
+	}
+	return s.establishLocked(e)
+}
+
+// Establish marks the gang established if its quorum is bound and it was not established
+// yet; it returns true when it did. MarkBound calls it for the scheduler's own binds; the
+// informer path calls it for binds the scheduler learns about otherwise (another instance,
+// a restart, or an event that overtook PostBind).
+func (s *Store) Establish(k Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	return e != nil && s.establishLocked(e)
+}
+
+func (s *Store) establishLocked(e *entry) bool {
+	if e.spec == nil || establishedLocked(e) || !quorumLocked(e, false) {
+		return false
+	}
+	e.establishedAt = s.now()
+	e.wait = Wait{}
+	return true
+}
+
+func (s *Store) setState(pod *v1.Pod, st State, node string) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil {
+		return
+	}
+	if m := e.members[pod.Name]; m != nil && m.State != Bound {
+		m.State, m.Node = st, node
+	}
+}
+
+// groupOf finds the podgroup of a pod: the group whose podReferences list it, else the group
+// named like its grove.io/podclique label, else the only group. -1 when none applies.
+func groupOf(spec *Spec, pod *v1.Pod) int {
+	if spec == nil {
+		return -1
+	}
+	for i := range spec.PodGroups {
+		for _, name := range spec.PodGroups[i].Pods {
+			if name == pod.Name {
+				return i
+			}
+		}
+	}
+	if clique := pod.Labels["grove.io/podclique"]; clique != "" {
+		for i := range spec.PodGroups {
+			if spec.PodGroups[i].Name == clique {
+				return i
+			}
+		}
+	}
+	if len(spec.PodGroups) == 1 {
+		return 0
+	}
+	return -1
+}

@@ -1,0 +1,166 @@
+package gang
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+func anyPlaced(e *entry) bool {
+	for _, m := range e.members {
+		if m.State == Bound || m.State == Assumed {
+			return true
+		}
+	}
+	return false
+}
+
+// establishedLocked: rule 3. The gang's quorum bound once (seen by this scheduler or recorded
+// as Scheduled=True on the object) and some member is still bound.
+func establishedLocked(e *entry) bool {
+	if e.spec == nil || (e.establishedAt.IsZero() && !e.spec.Scheduled) {
+		return false
+	}
+	for _, m := range e.members {
+		if m.State == Bound {
+			return true
+		}
+	}
+	return false
+}
+
+// quorumLocked: rule 1. Every podgroup has minReplicas non-surge members bound (or assumed,
+// when withAssumed).
+func quorumLocked(e *entry, withAssumed bool) bool {
+	if e.spec == nil {
+		return false
+	}
+	for i, pg := range e.spec.PodGroups {
+		if count(e, i, withAssumed) < pg.MinReplicas {
+			return false
+		}
+	}
+	return true
+}
+
+func count(e *entry, group int, withAssumed bool) int32 {
+	var n int32
+	for _, m := range e.members {
+		if m.Group == group && !m.Surge && (m.State == Bound || (withAssumed && m.State == Assumed)) {
+			n++
+		}
+	}
+	return n
+}
+
+// Established reports rule 3 for a gang.
+func (s *Store) Established(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && establishedLocked(e)
+}
+
+// QuorumMet reports rule 1: bound + assumed non-surge members reach minReplicas in every
+// podgroup.
+func (s *Store) QuorumMet(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && quorumLocked(e, true)
+}
+
+// QuorumBound reports whether bound non-surge members alone reach minReplicas in every
+// podgroup: further members are extras that no sibling waits for.
+func (s *Store) QuorumBound(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && quorumLocked(e, false)
+}
+
+// QuorumProgress describes how far each podgroup is from quorum, for messages:
+// "leader 1/1, worker 1/2".
+func (s *Store) QuorumProgress(k Key) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || e.spec == nil {
+		return "gang not found"
+	}
+	parts := make([]string, 0, len(e.spec.PodGroups))
+	for i, pg := range e.spec.PodGroups {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", pg.Name, count(e, i, true), pg.MinReplicas))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Admit is the PreEnqueue decision for a pod: may it enter the active queue? The pod itself is
+// recorded first, so that the decision never depends on the order of informer handlers.
+func (s *Store) Admit(pod *v1.Pod) (bool, Wait) {
+	s.UpsertPod(pod)
+	return s.Admissible(pod)
+}
+
+// Admissible is Admit without recording the pod: the decision on what the store holds.
+func (s *Store) Admissible(pod *v1.Pod) (bool, Wait) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return true, Wait{}
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || e.spec == nil {
+		return false, Wait{ReasonGangNotFound, fmt.Sprintf("waiting for %s to be created", k)}
+	}
+	if base, ok := s.membership.BaseOf(pod); ok && base != k {
+		if be := s.gangs[base]; be == nil || !establishedLocked(be) {
+			return false, Wait{ReasonWaitingForBase, fmt.Sprintf("scaled gang %s waits until its base PodGang %s is established (its quorum bound)", k.Name, base.Name)}
+		}
+	}
+	if s.membership.IsSurge(pod) {
+		if !establishedLocked(e) {
+			return false, Wait{ReasonWaitingEstablished, fmt.Sprintf("surge member waits until %s is established", k)}
+		}
+		return true, Wait{}
+	}
+	if m := e.members[pod.Name]; m != nil && m.Group < 0 {
+		return false, Wait{ReasonNotInPodGroup, fmt.Sprintf("pod is in no podgroup of %s (not in podReferences, no podgroup named after its clique)", k)}
+	}
+	if missing := missingLocked(e); len(missing) > 0 {
+		return false, Wait{ReasonWaitingForMembers, fmt.Sprintf("%s waits for members to be created or ungated: %s", k, strings.Join(missing, "; "))}
+	}
+	return true, Wait{}
+}
+
+// missingLocked lists the podgroups with fewer than minReplicas non-surge members present
+// and ungated, as "worker has 1 of 2".
+func missingLocked(e *entry) []string {
+	if e.spec == nil {
+		return []string{"the gang object does not exist"}
+	}
+	var missing []string
+	for i, pg := range e.spec.PodGroups {
+		var present int32
+		for _, m := range e.members {
+			if m.Group == i && !m.Surge && m.State != Gated {
+				present++
+			}
+		}
+		if present < pg.MinReplicas {
+			missing = append(missing, fmt.Sprintf("%s has %d of %d", pg.Name, present, pg.MinReplicas))
+		}
+	}
+	return missing
+}
+
+// MembersPresent reports whether every podgroup of the gang has minReplicas non-surge
+// members present and ungated: the gang can be attempted.
+func (s *Store) MembersPresent(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && e.spec != nil && len(missingLocked(e)) == 0
+}

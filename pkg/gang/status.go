@@ -1,0 +1,78 @@
+package gang
+
+import (
+	"time"
+)
+
+// Phase of a gang, as written to PodGang status.
+type Phase string
+
+const (
+	PhasePending  Phase = "Pending"
+	PhaseStarting Phase = "Starting"
+	PhaseRunning  Phase = "Running"
+)
+
+// Status is the scheduler's view of a gang, for its status and events.
+type Status struct {
+	Exists      bool
+	Established bool
+	// EstablishedAt is when this scheduler saw the quorum bind (zero if it did not).
+	EstablishedAt time.Time
+	Phase         Phase
+	Wait          Wait
+	Members       int
+	Bound         int
+	Nodes         int
+}
+
+// Status summarises a gang.
+func (s *Store) Status(k Key) Status {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return Status{}
+	}
+	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members)}
+	nodes := map[string]struct{}{}
+	for _, m := range e.members {
+		if m.State == Bound {
+			st.Bound++
+			nodes[m.Node] = struct{}{}
+		}
+	}
+	st.Nodes = len(nodes)
+	st.Phase = PhasePending
+	if st.Established {
+		st.Phase = PhaseRunning
+		for i, pg := range e.spec.PodGroups {
+			var running int32
+			for _, m := range e.members {
+				if m.Group == i && !m.Surge && m.State == Bound && m.Running {
+					running++
+				}
+			}
+			if running < pg.MinReplicas {
+				st.Phase = PhaseStarting
+				break
+			}
+		}
+	}
+	return st
+}
+
+// WaitingByReason counts, by kind and reason, the gangs that are not established and wait
+// (for metrics).
+func (s *Store) WaitingByReason() map[[2]string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[[2]string]int{}
+	for k, e := range s.gangs {
+		if e.spec == nil || e.wait.Reason == "" || establishedLocked(e) {
+			continue
+		}
+		out[[2]string{k.Kind.String(), e.wait.Reason}]++
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package gang
+
+import (
+	"time"
+)
+
+// Wait says why a gang is not placed.
+type Wait struct {
+	Reason  string
+	Message string
+}
+
+// Reasons for which a gang or member waits. They become the reason of the PodGang's
+// Unschedulable condition.
+const (
+	ReasonGangNotFound        = "GangNotFound"
+	ReasonWaitingForMembers   = "WaitingForMembers"
+	ReasonWaitingForBase      = "WaitingForBaseGang"
+	ReasonWaitingEstablished  = "WaitingForEstablishedGang"
+	ReasonNotInPodGroup       = "NotInAnyPodGroup"
+	ReasonInsufficient        = "InsufficientResources"
+	ReasonNoTopologyDomain    = "NoTopologyDomainFits"
+	ReasonMemberUnschedulable = "MemberUnschedulable"
+	ReasonPermitTimeout       = "QuorumTimeout"
+	ReasonBackoff             = "BackOff"
+)
+
+// StartBackoff puts the gang in back-off for d unless it already is; it returns true when a
+// new back-off started (the caller then schedules the wake-up).
+func (s *Store) StartBackoff(k Key, d time.Duration, reason string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil {
+		return false
+	}
+	now := s.now()
+	if now.Before(e.backoffUntil) {
+		return false
+	}
+	e.backoffUntil, e.backoffReason, e.domain = now.Add(d), reason, ""
+	return true
+}
+
+// Backoff returns how long the gang still backs off and why; 0 when it does not.
+func (s *Store) Backoff(k Key) (time.Duration, string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return 0, ""
+	}
+	if left := e.backoffUntil.Sub(s.now()); left > 0 {
+		return left, e.backoffReason
+	}
+	return 0, ""
+}
+
+// SetWait records why the gang waits ("" reason clears it). It returns true when the
+// reason or message changed, so that status and events are written only on change.
+func (s *Store) SetWait(k Key, w Wait) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil || e.wait == w {
+		return false
+	}
+	e.wait = w
+	return true
+}

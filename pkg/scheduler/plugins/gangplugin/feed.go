@@ -1,0 +1,151 @@
+package gangplugin
+
+// This file is the one place that writes the gang store (guarded by TestOneStoreWriter). The
+// informer handlers feed it gang objects and pods; the hooks report what the binding cycle did
+// through the methods at the end. Everything else in the package only reads the store.
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// GangHandlers keep the store current from an informer of gang objects.
+func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { p.onGang(obj) },
+		UpdateFunc: func(_, obj any) { p.onGang(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if spec, ok := p.opts.ToSpec(obj); ok {
+				p.forgetSpec(spec.Key)
+			}
+		},
+	}
+}
+
+func (p *Adapter) onGang(obj any) {
+	if spec, ok := p.opts.ToSpec(obj); ok {
+		p.recordSpec(spec)
+		p.status.Enqueue(spec.Key)
+	}
+}
+
+// PodHandlers keep the store current from the scheduler's pod informer.
+func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { p.onPod(obj) },
+		UpdateFunc: func(_, obj any) { p.onPod(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if pod, ok := obj.(*v1.Pod); ok {
+				if k, ok := p.keyOf(pod); ok {
+					p.forgetPod(pod)
+					p.status.Enqueue(k)
+					// Members waiting in Permit for a quorum that can no longer form would
+					// hold their nodes until the Permit timeout: release them now.
+					if !p.store.QuorumBound(k) && !p.store.MembersPresent(k) {
+						p.rejectWaiting(k, fmt.Sprintf("member %s was deleted; the gang waits for its members again", pod.Name))
+					}
+				}
+			}
+		},
+	}
+}
+
+func (p *Adapter) onPod(obj any) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	k, ok := p.keyOf(pod)
+	if !ok || !p.ours(pod) {
+		return
+	}
+	p.recordPod(pod)
+	p.status.Enqueue(k)
+	if pod.Spec.NodeName != "" && p.establish(k) {
+		p.established(klog.Background(), k)
+	}
+	if pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 && p.store.MembersPresent(k) {
+		p.activate(klog.Background(), k, pod.Name)
+	}
+}
+
+// InformerFactory is the part of a generated informer factory that Start needs.
+type InformerFactory interface {
+	Start(stopCh <-chan struct{})
+	WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool
+}
+
+// Start feeds the store from the gang informer and the scheduler's pod informer, starts the
+// factory, waits for its caches and runs the status queue until ctx ends.
+func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cache.SharedIndexInformer, status *StatusQueue) error {
+	if _, err := gangs.AddEventHandler(p.GangHandlers()); err != nil {
+		return err
+	}
+	if _, err := p.handle.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(p.PodHandlers()); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("%s: informer for %v did not sync", p.opts.Name, typ)
+		}
+	}
+	go status.Run(ctx)
+	return nil
+}
+
+// setWait records why the gang waits and asks for its status to be written when that changed.
+func (p *Adapter) setWait(k gang.Key, w gang.Wait) {
+	if p.store.SetWait(k, w) {
+		p.status.Enqueue(k)
+	}
+}
+
+// recordSpec records a gang object (informer, and the gang QueueingHint, which sees the
+// change before the informer handler may have run).
+func (p *Adapter) recordSpec(spec gang.Spec) { p.store.SetSpec(spec) }
+
+// forgetSpec forgets a deleted gang object.
+func (p *Adapter) forgetSpec(k gang.Key) { p.store.DeleteSpec(k) }
+
+// recordPod records a member as the API has it (informer, pod QueueingHint and PreFilter
+// deliver the same object; the store keeps the newest).
+func (p *Adapter) recordPod(pod *v1.Pod) { p.store.UpsertPod(pod) }
+
+// forgetPod removes a deleted member.
+func (p *Adapter) forgetPod(pod *v1.Pod) { p.store.DeletePod(pod) }
+
+// establish marks the gang established when its quorum is bound (a restart reads it back from
+// bound pods); true when this call established it.
+func (p *Adapter) establish(k gang.Key) bool { return p.store.Establish(k) }
+
+// assumed records that Reserve gave the member a node.
+func (p *Adapter) assumed(pod *v1.Pod, node string) { p.store.Assume(pod, node) }
+
+// unassumed drops the member's assumed node (Unreserve).
+func (p *Adapter) unassumed(pod *v1.Pod) { p.store.Forget(pod) }
+
+// bound records a successful bind (PostBind); true when it completed the quorum.
+func (p *Adapter) bound(pod *v1.Pod, node string) bool { return p.store.MarkBound(pod, node) }
+
+// startBackoff puts the gang in back-off; true when it was not backing off already.
+func (p *Adapter) startBackoff(k gang.Key, d time.Duration, why string) bool {
+	return p.store.StartBackoff(k, d, why)
+}
+
+// setDomain records the topology domain chosen for the gang.
+func (p *Adapter) setDomain(k gang.Key, domain string) { p.store.SetDomain(k, domain) }

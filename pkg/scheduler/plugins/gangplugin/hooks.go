@@ -1,0 +1,186 @@
+package gangplugin
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
+)
+
+// PreEnqueue keeps a gang member out of the active queue until its gang can be attempted:
+// the gang exists, its base is established (scaled gangs), it is established (surge members),
+// and each podgroup has minReplicas members present and ungated.
+func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return nil
+	}
+	p.recordPod(pod) // the queue's copy may be newer than the informer's
+	admitted, wait := p.store.Admissible(pod)
+	if admitted {
+		return nil
+	}
+	p.setWait(k, wait)
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, wait.Message)
+}
+
+// PreFilter rejects members of a gang in back-off, and a gang whose members still to be
+// placed cannot fit into the free capacity of the cluster (or of any domain of its required
+// packing label) before any member holds resources. With required packing it narrows the
+// nodes to the gang's domain.
+func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		if p.opts.Kind == gang.KindPodGang && p.store.HasActiveHolds() {
+			return nil, nil // not a PodGang member, but its Filter must keep it off held capacity
+		}
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	p.recordPod(pod)
+	if left, why := p.store.Backoff(k); left > 0 {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+			fmt.Sprintf("%s backs off for %s after: %s", k, left.Round(100*time.Millisecond), why))
+	}
+	spec, _ := p.store.Spec(k)
+	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: spec.Pack.Preferred}
+	state.Write(p.stateKey(), cs)
+	reject := func(reason, msg string) (*fwk.PreFilterResult, *fwk.Status) {
+		cs.gangRejected = true
+		p.setWait(k, gang.Wait{Reason: reason, Message: msg})
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+	}
+	if !p.store.Membership().IsSurge(pod) {
+		if need, n := p.store.PendingNeed(k); n > 0 {
+			free := freeCapacity(nodes)
+			if !free.Fits(need) {
+				return reject(gang.ReasonInsufficient,
+					fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster: %s", k, n, free.Shortfall(need)))
+			}
+			if p.store.HasActiveHolds() {
+				if held, holds := p.heldTotal(nodes, k); len(holds) > 0 && !free.Sub(held).Fits(need) {
+					// Only the holds are in the way: wake the gang when they end.
+					p.noteHoldBlocked(pod, holds)
+					metrics.ReservationBlockedPods.Inc()
+					return reject(gang.ReasonInsufficient, fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster while capacity is held for replacements (until %s): %s",
+						k, n, holds[0].Until.UTC().Format(time.RFC3339), free.Sub(held).Shortfall(need)))
+				}
+			}
+		}
+	}
+	var result *fwk.PreFilterResult
+	if key := spec.Pack.Required; key != "" {
+		domain, names, msg := p.chooseDomain(k, key, pod, nodes)
+		if domain == "" {
+			return reject(gang.ReasonNoTopologyDomain, msg)
+		}
+		result = &fwk.PreFilterResult{NodeNames: names}
+	}
+	if cs.preferredKey != "" {
+		cs.preferredDomain = p.preferredDomain(k, cs.preferredKey, nodes)
+	}
+	return result, nil
+}
+
+// PreFilterExtensions: none; the plugin does not track other pods of the cycle.
+func (p *Adapter) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// PostFilter runs when a member fits no node. Unless the member is a surge member or its gang
+// already holds its quorum bound, the gang is released as a whole: waiting siblings are
+// rejected at once, so that an incomplete gang never sits on GPUs. A member that the Filter
+// plugins rejected also puts its gang in back-off; a gang that PreFilter found too big waits
+// for capacity events instead, keeping the reason PreFilter gave.
+func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: member placed on its own does not fit", k))
+	}
+	if raw, err := state.Read(p.stateKey()); err == nil && raw.(*cycleState).gangRejected {
+		p.rejectWaiting(k, "the gang does not fit as a whole")
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s does not fit as a whole", k))
+	}
+	msg := fmt.Sprintf("member %s fits no node (see its FailedScheduling event); the gang is released and retried as a whole", pod.Name)
+	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg)
+	return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))
+}
+
+// Reserve records that the member holds a node.
+func (p *Adapter) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
+	if _, ok := p.keyOf(pod); ok {
+		p.assumed(pod, node)
+	}
+	return nil
+}
+
+// Unreserve runs when a reserved member is rejected (Permit timeout, a sibling's failure, a
+// failed bind). An incomplete gang is released as a whole and backs off.
+func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return
+	}
+	p.unassumed(pod)
+	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
+		return
+	}
+	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
+	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,
+		fmt.Sprintf("member %s was released before the gang reached its quorum (%s); the gang is retried as a whole", pod.Name, p.store.QuorumProgress(k)))
+}
+
+// Permit holds a member until its gang's quorum (bound + assumed non-surge members in every
+// podgroup) is reached, then lets every waiting member go. Members of an established gang
+// whose quorum is bound (surge, extra or replacement members) go at once and never wait.
+func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return nil, 0
+	}
+	if p.store.Membership().IsSurge(pod) {
+		if p.store.Established(k) {
+			return nil, 0
+		}
+		metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), "SurgeNotEstablished").Inc()
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
+	}
+	if p.store.QuorumMet(k) {
+		p.allowWaiting(k)
+		p.setWait(k, gang.Wait{})
+		return nil, 0
+	}
+	if !p.store.MembersPresent(k) {
+		// Members were deleted while this one was being placed (the deletion could not
+		// reject a pod that was not waiting yet): do not hold a node for a quorum that
+		// cannot form.
+		metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), "MembersLost").Inc()
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s lost members while this one was placed: %s", k, p.store.QuorumProgress(k))), 0
+	}
+	timeout := p.opts.PermitTimeout
+	if spec, ok := p.store.Spec(k); ok && spec.ScheduleTimeout > 0 {
+		timeout = spec.ScheduleTimeout
+	}
+	p.setWait(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
+		Message: fmt.Sprintf("placed members wait for the quorum: %s", p.store.QuorumProgress(k))})
+	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
+	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout
+}
+
+// PostBind records the bind; the bind that completes the quorum establishes the gang.
+func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, node string) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return
+	}
+	if p.bound(pod, node) {
+		p.established(klog.FromContext(ctx), k)
+	}
+	p.status.Enqueue(k)
+}

@@ -1,0 +1,52 @@
+package gangplugin
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
+)
+
+var (
+	storesMu sync.Mutex
+	stores   = map[fwk.Handle]*gang.Store{}
+)
+
+// SharedStore returns the gang store of a scheduler profile (one per framework handle), made
+// with m the first time. A later caller with a different surge label gets an error: both
+// plugins of a profile must read membership the same way.
+func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	if s := stores[h]; s != nil {
+		if s.Membership() != m {
+			return nil, fmt.Errorf("surge label %q differs from %q of the other gang plugin of this profile", m.SurgeLabel, s.Membership().SurgeLabel)
+		}
+		return s, nil
+	}
+	s := gang.NewStore(m, time.Now)
+	stores[h] = s
+	metrics.Register()
+	metrics.AddGangState(s)
+	return s, nil
+}
+
+// StoreOf returns the gang store of a scheduler profile, nil when no gang plugin made one.
+func StoreOf(h fwk.Handle) *gang.Store {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	return stores[h]
+}
+
+// JSONConfig copies a client config for custom resources: the scheduler's own config asks
+// for protobuf, which custom resources do not speak.
+func JSONConfig(c *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(c)
+	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	return cfg
+}
