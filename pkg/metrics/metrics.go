@@ -127,6 +127,18 @@ func AddGangState(s GangState) {
 	collector.states = append(collector.states, s)
 }
 
+// RemoveGangState stops reporting a gang store (its scheduler stopped).
+func RemoveGangState(s GangState) {
+	collector.mu.Lock()
+	defer collector.mu.Unlock()
+	for i, x := range collector.states {
+		if x == s {
+			collector.states = append(collector.states[:i], collector.states[i+1:]...)
+			return
+		}
+	}
+}
+
 func (c *gangCollector) DescribeWithStability(ch chan<- *metrics.Desc) {
 	ch <- gangsWaitingDesc
 	ch <- holdsActiveDesc

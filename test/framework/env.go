@@ -9,6 +9,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -196,21 +198,53 @@ func (e *Env) AddNodes(t testing.TB, shape localcluster.NodeShape) []string {
 	return names
 }
 
-// Eventually polls cond every 50 ms until it returns true and fails the test when timeout
-// passes. An error from cond is retried and reported with the failure; what names what was
-// awaited.
+// Eventually polls cond every 50 ms until it returns true or timeout passes, and fails the
+// test then, naming what it waited for and the last error cond returned (each new error is
+// logged as it happens). An error that waiting cannot fix stops the wait at once: one marked
+// with Terminal, or an API error that no retry answers differently (Forbidden, Unauthorized,
+// BadRequest, Invalid, MethodNotSupported, NotAcceptable, UnsupportedMediaType).
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	var last error
 	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
+		if err == nil {
+			return ok, nil
 		}
-		return ok, nil
+		if isTerminal(err) {
+			return false, err
+		}
+		if last == nil || last.Error() != err.Error() {
+			t.Logf("waiting for %s: %v", what, err)
+		}
+		last = err
+		return false, nil
 	})
-	if err != nil {
+	switch {
+	case err == nil:
+	case isTerminal(err):
+		t.Fatalf("gave up waiting for %s: %v", what, err)
+	default:
 		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
 	}
+}
+
+// terminalError marks an error that Eventually must not wait out.
+type terminalError struct{ err error }
+
+func (e terminalError) Error() string { return e.err.Error() }
+func (e terminalError) Unwrap() error { return e.err }
+
+// Terminal marks err as one that waiting cannot fix: Eventually fails at once with it.
+func Terminal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return terminalError{err}
+}
+
+func isTerminal(err error) bool {
+	var te terminalError
+	return errors.As(err, &te) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsInvalid(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err)
 }

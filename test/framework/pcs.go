@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,8 +172,24 @@ func IndicesOf(pods []corev1.Pod, clique string) []int {
 // called. observe runs on one goroutine; stop waits for it.
 func (e *Env) WatchPods(t testing.TB, ns, pcs string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
 	t.Helper()
+	return e.WatchPodsSelected(t, ns, PCSSelector(pcs), observe)
+}
+
+// WatchTimeout, when set, asks the API server to end every watch of WatchPodsSelected after
+// that long (tests of the watch itself use it to make the server close the stream).
+var WatchTimeout time.Duration
+
+// WatchResumes counts the times a WatchPodsSelected stream was resumed after the server ended it.
+var WatchResumes atomic.Int64
+
+// WatchPodsSelected is WatchPods for any label selector. The stream is continuous: when the
+// API server ends the watch (its timeout, a restart), it is resumed from the last
+// resourceVersion seen, so no event is lost; when it cannot be resumed (the version is gone),
+// the test fails rather than check invariants on a truncated stream.
+func (e *Env) WatchPodsSelected(t testing.TB, ns, selector string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	initial, err := e.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PCSSelector(pcs)})
+	initial, err := e.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -179,30 +198,72 @@ func (e *Env) WatchPods(t testing.TB, ns, pcs string, observe func(pods map[stri
 	for _, p := range initial.Items {
 		pods[p.Name] = p
 	}
-	w, err := e.Kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: PCSSelector(pcs), ResourceVersion: initial.ResourceVersion})
+	start := func(rv string) (watch.Interface, error) {
+		o := metav1.ListOptions{LabelSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true}
+		if WatchTimeout > 0 {
+			o.TimeoutSeconds = ptr.To(int64(WatchTimeout.Seconds()))
+		}
+		return e.Kube.CoreV1().Pods(ns).Watch(ctx, o)
+	}
+	rv := initial.ResourceVersion
+	w, err := start(rv)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
+	var mu sync.Mutex // guards w against stop
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
+		for {
+			mu.Lock()
+			cur := w
+			mu.Unlock()
+			for ev := range cur.ResultChan() {
+				if ev.Type == watch.Error {
+					if ctx.Err() == nil {
+						t.Errorf("pod watch (%s) failed at resourceVersion %s: %v; the invariants cannot be checked on a broken stream", selector, rv, apierrors.FromObject(ev.Object))
+					}
+					cur.Stop()
+					return
+				}
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					continue
+				}
+				rv = p.ResourceVersion
+				if ev.Type == watch.Bookmark {
+					continue
+				}
+				if ev.Type == watch.Deleted {
+					delete(pods, p.Name)
+				} else {
+					pods[p.Name] = *p
+				}
+				observe(pods, p)
 			}
-			if ev.Type == watch.Deleted {
-				delete(pods, p.Name)
-			} else {
-				pods[p.Name] = *p
+			if ctx.Err() != nil {
+				return
 			}
-			observe(pods, p)
+			// The server ended the stream: resume where it stopped.
+			next, err := start(rv)
+			if err != nil {
+				if ctx.Err() == nil {
+					t.Errorf("pod watch (%s) could not be resumed at resourceVersion %s: %v", selector, rv, err)
+				}
+				return
+			}
+			WatchResumes.Add(1)
+			mu.Lock()
+			w = next
+			mu.Unlock()
 		}
 	}()
 	return func() {
 		cancel()
+		mu.Lock()
 		w.Stop()
+		mu.Unlock()
 		<-done
 	}
 }

@@ -1,6 +1,7 @@
 package gangplugin
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -19,8 +20,10 @@ var (
 
 // SharedStore returns the gang store of a scheduler profile (one per framework handle), made
 // with m the first time. A later caller with a different surge label gets an error: both
-// plugins of a profile must read membership the same way.
-func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
+// plugins of a profile must read membership the same way. When ctx (the scheduler's) ends,
+// the store leaves the registry and the metrics collector, so that a scheduler started again
+// in the same process (tests, a restart in place) reports only its own gangs.
+func SharedStore(ctx context.Context, h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	storesMu.Lock()
 	defer storesMu.Unlock()
 	if s := stores[h]; s != nil {
@@ -33,6 +36,14 @@ func SharedStore(h fwk.Handle, m gang.Membership) (*gang.Store, error) {
 	stores[h] = s
 	metrics.Register()
 	metrics.AddGangState(s)
+	context.AfterFunc(ctx, func() {
+		storesMu.Lock()
+		if stores[h] == s {
+			delete(stores, h)
+		}
+		storesMu.Unlock()
+		metrics.RemoveGangState(s)
+	})
 	return s, nil
 }
 

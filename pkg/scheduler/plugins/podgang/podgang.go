@@ -54,7 +54,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	store, err := gangplugin.SharedStore(h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}

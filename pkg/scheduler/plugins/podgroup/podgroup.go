@@ -63,7 +63,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if errs := args.Validate(nil); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
 	}
-	store, err := gangplugin.SharedStore(h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
