@@ -43,3 +43,31 @@ func Metric(t testing.TB, name string, want map[string]string) float64 {
 	}
 	return sum
 }
+
+// GangAttempts are the counters of this process that move when a gang member of a kind
+// ("PodGang", "PodGroup") holds a node: it waits in Permit, it is assumed and then released
+// (Unreserve counts a Permit rejection), or its gang is released with a back-off.
+type GangAttempts struct{ PermitWaits, PermitRejections, Backoffs float64 }
+
+// ReadGangAttempts reads the GangAttempts counters of kind.
+func ReadGangAttempts(t testing.TB, kind string) GangAttempts {
+	t.Helper()
+	k := map[string]string{"kind": kind}
+	return GangAttempts{
+		PermitWaits:      Metric(t, "phalanx_permit_waits_total", k),
+		PermitRejections: Metric(t, "phalanx_permit_rejections_total", k),
+		Backoffs:         Metric(t, "phalanx_gang_backoffs_total", k),
+	}
+}
+
+// ExpectNoNodeHeld fails the test when, since before, a member of a gang of kind waited in
+// Permit, was assumed on a node and released, or had its gang released: a gang that cannot fit
+// must be turned away before any member holds a node, not by Permit's timeout.
+func ExpectNoNodeHeld(t testing.TB, kind string, before GangAttempts) {
+	t.Helper()
+	now := ReadGangAttempts(t, kind)
+	if now != before {
+		t.Errorf("members of a %s that cannot fit held nodes: Permit waits +%v, Permit rejections +%v, gang back-offs +%v; want none",
+			kind, now.PermitWaits-before.PermitWaits, now.PermitRejections-before.PermitRejections, now.Backoffs-before.Backoffs)
+	}
+}

@@ -65,7 +65,11 @@ func TestGangPlacedWholeOrNotAtAll(t *testing.T) {
 		env.AddNodes(t, nodes("short-a", 2, 8))
 		env.AddNodes(t, nodes("short-b", 1, 3))
 		g := leaderWorkers(ns, "lw")
+		attempts := framework.ReadGangAttempts(t, gang.KindPodGang.String())
 		env.CreateGang(t, g)
+		// Any reason: a gang turned away only by Permit must fail the checks below, not time out here.
+		env.WaitGangCondition(t, ns, g.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, "", wait)
+		framework.ExpectNoNodeHeld(t, gang.KindPodGang.String(), attempts)
 		pg := env.WaitGangCondition(t, ns, g.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonInsufficient, wait)
 		c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
 		if !strings.Contains(c.Message, "needs 20 nvidia.com/gpu, 19 free") {
@@ -82,16 +86,20 @@ func TestGangPlacedWholeOrNotAtAll(t *testing.T) {
 			t.Errorf("phase %q, want Pending", pg.Status.Phase)
 		}
 		waitEvent(t, env, ns, g.Name, gang.ReasonInsufficient)
+		framework.ExpectNoNodeHeld(t, gang.KindPodGang.String(), attempts)
 	})
 }
 
 // Must show 2: two gangs that each fit alone but not together: one is placed whole and the
-// other waits whole, never both half-placed. Twenty times.
+// other waits whole, never both half-placed. Twenty times. The cluster has room for one gang
+// and three quarters of the other (28 GPUs for two gangs of 16), so "the loser has nothing
+// bound" is the gang rule's doing, not the capacity's.
 func TestCompetingGangsNoPartialPlacement(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("compete", 2, 8)) // 16 GPUs: one gang of 4 x 4 GPUs
+	env.AddNodes(t, nodes("compete", 2, 8))   // 16 GPUs: one gang of 4 x 4 GPUs
+	env.AddNodes(t, nodes("compete-x", 3, 4)) // 12 more: three members of the other gang
 	for rep := 0; rep < 20; rep++ {
 		a := framework.Gang{Namespace: ns, Name: fmt.Sprintf("a%d", rep), Groups: []framework.Group{{Name: "w", Pods: 4, MinReplicas: 4, GPUs: 4}}}
 		b := framework.Gang{Namespace: ns, Name: fmt.Sprintf("b%d", rep), Groups: []framework.Group{{Name: "w", Pods: 4, MinReplicas: 4, GPUs: 4}}}

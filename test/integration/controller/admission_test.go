@@ -296,17 +296,20 @@ func TestReplacementReservation(t *testing.T) {
 			g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "other", metav1.GetOptions{})
 			return err == nil && meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionUnschedulable), err
 		})
+		// Every event of the competitor's pods is seen, so a bind that is undone before a poll
+		// would look still counts.
 		var mu sync.Mutex
-		competitorBound := false
-		stopWatch := env.WatchPods(t, ns, "rr", func(map[string]corev1.Pod, *corev1.Pod) {})
+		var competitorBound []string
+		stopWatch := env.WatchPodsSelected(t, ns, "test.phalanx.dev/gang=other", func(_ map[string]corev1.Pod, p *corev1.Pod) {
+			if p.Spec.NodeName != "" {
+				mu.Lock()
+				competitorBound = append(competitorBound, p.Name+" on "+p.Spec.NodeName)
+				mu.Unlock()
+			}
+		})
 		defer stopWatch()
 		env.SetImage(t, ns, "rr", "registry.example.com/llm/worker:v2")
 		framework.Eventually(t, wait, "the recreated replica Running on the freed nodes", func(ctx context.Context) (bool, error) {
-			if boundPods(ctx, env, ns, "other") > 0 {
-				mu.Lock()
-				competitorBound = true
-				mu.Unlock()
-			}
 			live, err := env.ListPods(ctx, ns, "rr")
 			if err != nil {
 				return false, err
@@ -319,8 +322,11 @@ func TestReplacementReservation(t *testing.T) {
 			}
 			return n == 2, nil
 		})
-		if competitorBound || boundPods(ctx, env, ns, "other") != 0 {
-			t.Error("the competing gang took GPUs freed for the recreated replica")
+		stopWatch()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(competitorBound) > 0 || boundPods(ctx, env, ns, "other") != 0 {
+			t.Errorf("the competing gang took GPUs freed for the recreated replica: %v", competitorBound)
 		}
 		g, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, "rr-0", metav1.GetOptions{})
 		if err != nil {
@@ -422,8 +428,10 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s grew by %v, want at least %v", c.what, c.got, c.min)
 		}
 	}
-	if got := after("phalanx_gangs_waiting", map[string]string{"kind": "PodGang", "reason": "InsufficientResources"}); got < 1 {
-		t.Errorf("phalanx_gangs_waiting{PodGang,InsufficientResources} = %v: the competitor waits for capacity", got)
+	// The gauge reads the gang stores of the running schedulers only (a stopped scheduler's
+	// store leaves the collector), so the competitor is the one gang it counts.
+	if got := after("phalanx_gangs_waiting", map[string]string{"kind": "PodGang", "reason": "InsufficientResources"}); got != 1 {
+		t.Errorf("phalanx_gangs_waiting{PodGang,InsufficientResources} = %v, want 1: the competitor, the only gang that waits for capacity", got)
 	}
 	if got := after("phalanx_updates_in_progress", nil); got != 0 {
 		t.Errorf("phalanx_updates_in_progress = %v after the update", got)

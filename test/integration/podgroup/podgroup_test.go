@@ -3,6 +3,7 @@ package podgroup
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,12 +64,18 @@ func groupPods(ctx context.Context, env *framework.Env, ns, group string) ([]cor
 	return list.Items, nil
 }
 
-func waitGroupEvent(t *testing.T, env *framework.Env, ns, group, reason string) {
+// waitGroupEvent waits for an event with one of reasons on the PodGroup.
+func waitGroupEvent(t *testing.T, env *framework.Env, ns, group string, reasons ...string) {
 	t.Helper()
-	framework.Eventually(t, wait, "event "+reason+" on PodGroup "+group, func(ctx context.Context) (bool, error) {
-		list, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
-			"involvedObject.kind": "PodGroup", "involvedObject.name": group, "reason": reason}.String()})
-		return err == nil && len(list.Items) > 0, err
+	framework.Eventually(t, wait, "event "+strings.Join(reasons, " or ")+" on PodGroup "+group, func(ctx context.Context) (bool, error) {
+		for _, reason := range reasons {
+			list, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+				"involvedObject.kind": "PodGroup", "involvedObject.name": group, "reason": reason}.String()})
+			if err != nil || len(list.Items) > 0 {
+				return err == nil, err
+			}
+		}
+		return false, nil
 	})
 }
 
@@ -85,10 +92,15 @@ func TestJobGangWaitsForCapacity(t *testing.T) {
 		Spec:       batchv1.JobSpec{Parallelism: ptr.To[int32](8), Completions: ptr.To[int32](8), Template: podTemplate("train")},
 	}
 	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	attempts := framework.ReadGangAttempts(t, gang.KindPodGroup.String())
 	if _, err := env.Kube.BatchV1().Jobs(ns).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Any reason first: a group turned away only by Permit must fail the check, not time out.
+	waitGroupEvent(t, env, ns, "train", gang.ReasonInsufficient, gang.ReasonMemberUnschedulable, gang.ReasonPermitTimeout)
+	framework.ExpectNoNodeHeld(t, gang.KindPodGroup.String(), attempts)
 	waitGroupEvent(t, env, ns, "train", gang.ReasonInsufficient)
+	framework.ExpectNoNodeHeld(t, gang.KindPodGroup.String(), attempts)
 	pods, err := groupPods(context.Background(), env, ns, "train")
 	if err != nil {
 		t.Fatal(err)
