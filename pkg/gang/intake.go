@@ -48,9 +48,10 @@ func (s *Store) Spec(k Key) (Spec, bool) {
 	return Spec{}, false
 }
 
-// UpsertPod records a pod (add or update). A terminating pod leaves its gang: it is being
-// replaced and must not count toward quorum. The assumed mark of an unbound pod is kept.
-// It returns the pod's gang, if it has one.
+// UpsertPod records a pod (add or update) of this scheduler: callers pass only pods whose
+// schedulerName is the profile's, which is what makes the gang one this scheduler serves. A
+// terminating pod leaves its gang: it is being replaced and must not count toward quorum. The
+// assumed mark of an unbound pod is kept. It returns the pod's gang, if it has one.
 func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 	k, ok := s.membership.KeyOf(pod)
 	if !ok {
@@ -69,6 +70,7 @@ func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 		}
 		s.scaled[b][k] = true
 	}
+	e.served = true
 	m := e.members[pod.Name]
 	if m == nil || m.UID != pod.UID {
 		m = &member{}

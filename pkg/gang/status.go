@@ -24,6 +24,9 @@ type Status struct {
 	Members       int
 	Bound         int
 	Nodes         int
+	// Served: a member for this scheduler has been seen (now or earlier, while the gang
+	// object lived). Status writers touch only served gangs.
+	Served bool
 }
 
 // Status summarises a gang.
@@ -34,7 +37,7 @@ func (s *Store) Status(k Key) Status {
 	if e == nil {
 		return Status{}
 	}
-	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members)}
+	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members), Served: e.served}
 	nodes := map[string]struct{}{}
 	for _, m := range e.members {
 		if m.State == Bound {

@@ -47,6 +47,10 @@ type entry struct {
 	wait          Wait
 	// domain is the value of the required pack label chosen for this gang.
 	domain string
+	// served is set once a member for this scheduler has been seen, and stays while the entry
+	// lives: a gang with no such member belongs to another scheduler, whose status and events
+	// are not Phalanx's to write (DESIGN.md rule 10).
+	served bool
 }
 
 type member struct {

@@ -440,3 +440,24 @@ func TestReservationHolds(t *testing.T) {
 		t.Error("hold kept after its duration")
 	}
 }
+
+// Rule 10: a gang is served once a member for this scheduler has been seen, and stays served
+// when its members finish or are deleted (a Finished PodGroup is still ours to report).
+func TestServed(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:1"))
+	if s.Status(key("g")).Served {
+		t.Fatal("a gang object without a member of ours is served")
+	}
+	p := pod("g", "w", 0)
+	s.UpsertPod(p)
+	if !s.Status(key("g")).Served {
+		t.Fatal("a gang with a member of ours is not served")
+	}
+	done := p.DeepCopy()
+	done.Status.Phase = v1.PodSucceeded
+	s.UpsertPod(done)
+	if st := s.Status(key("g")); !st.Served || st.Members != 0 {
+		t.Fatalf("after its member succeeded: served %v, members %d; want served, 0", st.Served, st.Members)
+	}
+}

@@ -55,8 +55,8 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return err
 	}
 	st := w.store.Status(k)
-	if st.Members == 0 && pg.Status.Phase == "" {
-		return nil // no member for this scheduler (yet): the gang may belong to another one
+	if !st.Served {
+		return nil // no member for this scheduler: another scheduler's gang, not ours to write
 	}
 	desired := pg.Status.DeepCopy()
 	desired.Phase = schedv1.PodGangPhase(st.Phase)

@@ -74,6 +74,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil {
 		return err
 	}
+	if !w.store.Status(k).Served {
+		return nil // no member for this scheduler: another scheduler's group, not ours to write
+	}
 	pods, err := w.pods.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.SelectorFromSet(labels.Set{schedulingv1.LabelPodGroup: k.Name}).String(), ResourceVersion: "0"})
 	if err != nil {
