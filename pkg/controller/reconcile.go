@@ -35,6 +35,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	if err := c.replaceFinished(ctx, pcs, obs); err != nil {
+		return err
+	}
 	ro, err := planRollout(pcs, obs, nil)
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)

@@ -45,6 +45,13 @@ var (
 		Help:           "Surge members checked against the scheduler's cache before creation: granted or blocked.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"result"})
+	// MembersReplaced counts finished members (evicted, shut down, exited) deleted to be
+	// recreated at their index.
+	MembersReplaced = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "members_replaced_total",
+		Help:           "PodCliqueSet pods that finished (phase Failed or Succeeded) and were deleted to be recreated at their index, by reason: Evicted, NodeShutdown, Succeeded, Failed.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"reason"})
 	// ReservationBlockedPods counts pods kept off capacity held for replacements.
 	ReservationBlockedPods = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace: namespace, Name: "reservation_blocked_pods_total",
@@ -90,7 +97,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, PermitRejections, Backoffs, SurgeAdmissions,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
 			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
 	})
 }
