@@ -386,7 +386,10 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		deadline = time.Duration(*s.ProgressDeadlineSeconds) * time.Second
 	}
 	switch {
-	case ro.plan.Done:
+	case ro.plan.Done || p.UpdateEndedAt != nil:
+		// Done: every unit of every replica is done by its own plan. Once the update of this
+		// revision has ended, a member lost later (evicted, node gone) is self-healing, not an
+		// update: the condition stays UpdateComplete while it is replaced.
 		if p.UpdateEndedAt == nil {
 			p.UpdateEndedAt = &now
 		}

@@ -58,18 +58,40 @@ type Plan struct {
 	SurgeBlocked []string
 }
 
-// NextReplica picks the replica that RollingUpdate works on: one already started, else, among
-// those not updated, an unscheduled one, then one with a breached minimum, then the lowest
-// index (a broken replica gains from the update and costs nothing to replace). -1: none left.
+// settled reports whether every unit of the replica is done by its own plan: every member
+// there, at the target, available, none terminating, no surge left.
+func (r Replica) settled() bool {
+	for _, u := range r.Units {
+		res, err := PlanUnit(u)
+		if err != nil || !res.Done {
+			return false
+		}
+	}
+	return true
+}
+
+// NextReplica picks the replica that RollingUpdate works on: one already started; else one
+// whose members all run the target but that has not settled (a replaced member not yet
+// recreated, or not Ready, a surge member still there or terminating; a replica whose only
+// member was deleted has no member left and is such a replica), so that the next replica
+// starts only when the current one is done; else, among those not updated, an
+// unscheduled one, then one with a breached minimum, then the lowest index (a broken replica
+// gains from the update and costs nothing to replace). -1: none left.
 func NextReplica(replicas []Replica) int {
 	var pending []Replica
+	settling := -1
 	for _, r := range replicas {
 		if r.started() {
 			return r.Index
 		}
 		if !r.updated() {
 			pending = append(pending, r)
+		} else if settling < 0 && !r.settled() {
+			settling = r.Index
 		}
+	}
+	if settling >= 0 {
+		return settling
 	}
 	if len(pending) == 0 {
 		return -1
@@ -95,6 +117,7 @@ func PlanRollingUpdate(replicas []Replica) (Plan, error) {
 	current := NextReplica(replicas)
 	var p Plan
 	var waiting []string
+	settled := true
 	for _, r := range replicas {
 		for _, u := range r.Units {
 			if r.Index != current {
@@ -105,6 +128,7 @@ func PlanRollingUpdate(replicas []Replica) (Plan, error) {
 				return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
 			}
 			p.Actions = append(p.Actions, res.Actions...)
+			settled = settled && res.Done
 			if res.SurgeBlocked {
 				p.SurgeBlocked = append(p.SurgeBlocked, u.Name)
 			}
@@ -116,7 +140,10 @@ func PlanRollingUpdate(replicas []Replica) (Plan, error) {
 	if current >= 0 {
 		p.Updating = []int{current}
 	}
-	p.Done = current < 0 && len(p.Actions) == 0
+	// Done only when no replica is left and every unit of every replica is done by its own
+	// plan: a replacement that exists but is not Ready, or a surge member still terminating,
+	// keeps the update open (and its progress deadline running).
+	p.Done = current < 0 && len(p.Actions) == 0 && settled
 	if !p.Done && len(p.Actions) == 0 && len(waiting) > 0 {
 		p.Waiting = waiting[0]
 	}

@@ -137,3 +137,64 @@ func BenchmarkPlanReplicaRecreate100Replicas(b *testing.B) {
 		}
 	}
 }
+
+// A replica whose members all run the target is still in flight until every unit is done by
+// its own plan; the PodCliqueSet is done only when every unit of every replica is.
+func TestRollingUpdateDoneAndNextReplica(t *testing.T) {
+	notReady := func(r Replica, idx int) Replica {
+		r.Units[0].Members[idx].Available = false
+		return r
+	}
+	missing := func(r Replica, idx int) Replica {
+		u := &r.Units[0]
+		u.Members = append(u.Members[:idx:idx], u.Members[idx+1:]...)
+		return r
+	}
+	withSurge := func(r Replica, terminating bool) Replica {
+		u := &r.Units[0]
+		u.Members = append(u.Members, Member{Index: u.Desired, Revision: u.Target, Available: true, Terminating: terminating})
+		return r
+	}
+	cases := []struct {
+		name        string
+		replicas    []Replica
+		wantDone    bool
+		wantCurrent int
+		// wantActions are the actions, in order; none of them may touch replica 1's members
+		// while replica 0 is in flight (the replicas share the unit name: replica 1's old
+		// member is the only "old" one).
+		wantActions string
+	}{
+		{"last replacement exists, not Ready (maxSurge 0, maxUnavailable 1)",
+			[]Replica{notReady(replica(0, true, false, "new", "new"), 1)}, false, 0, ""},
+		{"surge member still terminating",
+			[]Replica{withSurge(replica(0, true, false, "new", "new"), true)}, false, 0, ""},
+		{"every member available at the target",
+			[]Replica{replica(0, true, false, "new", "new"), replica(1, true, false, "new")}, true, -1, ""},
+		{"replica 0 misses a replaced member: replica 1 waits",
+			[]Replica{missing(replica(0, true, false, "new", "new"), 1), replica(1, true, false, "old")}, false, 0, "create frontend[1]"},
+		{"replica 0's replacement is not Ready: replica 1 waits",
+			[]Replica{notReady(replica(0, true, false, "new", "new"), 1), replica(1, true, false, "old")}, false, 0, ""},
+		{"replica 0 settled: replica 1 starts",
+			[]Replica{replica(0, true, false, "new", "new"), replica(1, true, false, "old")}, false, 1, "delete frontend[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := PlanRollingUpdate(tc.replicas)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range p.Actions {
+				got = append(got, a.String())
+			}
+			current := -1
+			if len(p.Updating) == 1 {
+				current = p.Updating[0]
+			}
+			if p.Done != tc.wantDone || current != tc.wantCurrent || strings.Join(got, ", ") != tc.wantActions {
+				t.Errorf("done %v, updating %v, actions %q; want done %v, replica %d, actions %q", p.Done, p.Updating, got, tc.wantDone, tc.wantCurrent, tc.wantActions)
+			}
+		})
+	}
+}

@@ -166,3 +166,130 @@ func TestDesiredZero(t *testing.T) {
 		t.Errorf("members left: %s", got)
 	}
 }
+
+// TestRandomizedRollingUpdates plays PodCliqueSets of 1-3 replicas (one unit each, random
+// sizes and budgets, random readiness delays, a crash between any two actions) through
+// PlanRollingUpdate. With no failure in the world, every replica that is short (a member
+// missing, unavailable, terminating, or a surge member left) is short because of the update,
+// so at every step: at most one replica in flight. When the plan says Done: every member of
+// every replica is available at the target, none terminating, indices exactly 0..desired-1.
+func TestRandomizedRollingUpdates(t *testing.T) {
+	for seed := int64(1); seed <= int64(*simRuns); seed++ {
+		if msg := simulateReplicas(seed); msg != "" {
+			t.Fatalf("seed %d: %s (replay: go test ./pkg/update -run TestRandomizedRollingUpdates -update.sim-runs=%d)", seed, msg, seed)
+		}
+	}
+}
+
+func simulateReplicas(seed int64) string {
+	r := rand.New(rand.NewSource(seed))
+	n := 1 + r.Intn(3)
+	type simReplica struct {
+		unit    Unit
+		members []*simMember
+	}
+	reps := make([]*simReplica, n)
+	desired := 1 + r.Intn(4)
+	surgeB, unavailB := randBudget(r, desired), randBudget(r, desired)
+	for i := range reps {
+		u := Unit{Name: fmt.Sprintf("replica-%d", i), Desired: desired, Target: "new", MaxSurge: surgeB, MaxUnavailable: unavailB}
+		reps[i] = &simReplica{unit: u}
+		for j := 0; j < desired; j++ {
+			reps[i].members = append(reps[i].members, &simMember{Member: Member{Index: j, Revision: "old", Available: true}, placed: true})
+		}
+	}
+	settled := func(sr *simReplica) bool {
+		if len(sr.members) != desired {
+			return false
+		}
+		for _, m := range sr.members {
+			if m.Index >= desired || !m.Available || m.Terminating {
+				return false
+			}
+		}
+		return true
+	}
+	for step := 0; step < 400; step++ {
+		for _, sr := range reps {
+			var next []*simMember
+			for _, m := range sr.members {
+				if m.Terminating {
+					continue
+				}
+				if !m.Available {
+					if m.readyIn == 0 {
+						m.Available = true
+					} else {
+						m.readyIn--
+					}
+				}
+				next = append(next, m)
+			}
+			sr.members = next
+		}
+		var replicas []Replica
+		for i, sr := range reps {
+			u := sr.unit
+			u.Members = nil
+			for _, m := range sr.members {
+				u.Members = append(u.Members, m.Member)
+			}
+			replicas = append(replicas, Replica{Index: i, Scheduled: true, Units: []Unit{u}})
+		}
+		p, err := PlanRollingUpdate(replicas)
+		if err != nil {
+			return err.Error()
+		}
+		if p.Done {
+			for i, sr := range reps {
+				if !settled(sr) {
+					return fmt.Sprintf("step %d: done while replica %d is not settled", step, i)
+				}
+				seen := map[int]bool{}
+				for _, m := range sr.members {
+					if m.Revision != "new" || seen[m.Index] {
+						return fmt.Sprintf("step %d: done with replica %d member %d at %q (or twice)", step, i, m.Index, m.Revision)
+					}
+					seen[m.Index] = true
+				}
+			}
+			return ""
+		}
+		actions := p.Actions
+		if len(actions) > 0 && r.Intn(4) == 0 {
+			actions = actions[:r.Intn(len(actions)+1)]
+		}
+		for _, a := range actions {
+			target := -1
+			for i, sr := range reps {
+				if sr.unit.Name == a.Unit {
+					target = i
+				}
+			}
+			if target < 0 {
+				return fmt.Sprintf("step %d: action %s names no replica's unit", step, a)
+			}
+			sr := reps[target]
+			switch a.Type {
+			case Delete:
+				for _, m := range sr.members {
+					if m.Index == a.Index && !m.Terminating {
+						m.Terminating = true
+					}
+				}
+			case Create:
+				sr.members = append(sr.members, &simMember{Member: Member{Index: a.Index, Revision: a.Revision}, readyIn: r.Intn(3), placed: true})
+			}
+		}
+		inFlight := 0
+		for _, sr := range reps {
+			if !settled(sr) {
+				inFlight++
+			}
+		}
+		if inFlight > 1 {
+			return fmt.Sprintf("step %d: %d replicas in flight at once (RollingUpdate takes one PodCliqueSet replica at a time)", step, inFlight)
+		}
+	}
+	return fmt.Sprintf("not done after 400 steps (%d replicas of %d, surge %v, unavailable %v)", n, desired, surgeB, unavailB)
+}
