@@ -144,6 +144,9 @@ func (c *Controller) SetSurgeAdmitter(a surge.Admitter) {
 func (c *Controller) retryBlockedSurges() {
 	sets, err := c.sets.List(labels.Everything())
 	if err != nil {
+		// A cache list does not fail today; if it ever does, the periodic re-check of every
+		// blocked surge (5 s) still retries it, and the reason is not lost.
+		utilruntime.HandleError(fmt.Errorf("listing PodCliqueSets to retry blocked surges: %w", err))
 		return
 	}
 	for _, s := range sets {

@@ -253,6 +253,10 @@ func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []f
 	for _, pod := range pods {
 		state := framework.NewCycleState()
 		res, st, _ := a.fw.RunPreFilterPlugins(ctx, state, pod)
+		if st.Code() == fwk.Error {
+			// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
+			return false, "", fmt.Errorf("PreFilter for surge pod %s: %w", pod.Name, st.AsError())
+		}
 		if !st.IsSuccess() {
 			return false, fmt.Sprintf("pod %s: %s", pod.Name, st.Message()), nil
 		}
@@ -268,6 +272,9 @@ func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []f
 				continue
 			}
 			st := a.fw.RunFilterPlugins(ctx, state, pod, n)
+			if st.Code() == fwk.Error {
+				return false, "", fmt.Errorf("Filter for surge pod %s on node %s: %w", pod.Name, n.Node().Name, st.AsError())
+			}
 			if st.IsSuccess() && a.gangs != nil {
 				if held, holds := gangplugin.HeldOn(a.gangs, n, gang.Key{}); len(holds) > 0 &&
 					!gangplugin.NodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {

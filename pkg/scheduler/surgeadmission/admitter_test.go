@@ -1,0 +1,69 @@
+package surgeadmission_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/phalanx-sched/phalanx/pkg/inspect"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/surgeadmission"
+	"github.com/phalanx-sched/phalanx/pkg/surge"
+)
+
+func gpuNode(name string, gpus int64) *v1.Node {
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("64"), v1.ResourceMemory: resource.MustParse("512Gi"), v1.ResourcePods: resource.MustParse("110"),
+		"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)}
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}, Status: v1.NodeStatus{Allocatable: rl, Capacity: rl}}
+}
+
+func gpuPod(name string, gpus int64) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{"app": "x"}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+			Limits: v1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)}}}}}}
+}
+
+func admitter(t *testing.T, nodes ...*v1.Node) *surgeadmission.FrameworkAdmitter {
+	t.Helper()
+	profile, err := inspect.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := surgeadmission.NewStaticAdmitter(context.Background(), profile, kubefake.NewSimpleClientset(), func() ([]*v1.Node, []*v1.Pod) { return nodes, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestAdmitSurge(t *testing.T) {
+	a := admitter(t, gpuNode("n1", 8))
+	v, err := a.AdmitSurge(context.Background(), surge.Request{What: "surge w[1]", Pods: []*v1.Pod{gpuPod("p", 8)}})
+	if err != nil || !v.Fits {
+		t.Fatalf("an 8-GPU pod on a free 8-GPU node: %+v, %v", v, err)
+	}
+	v, err = a.AdmitSurge(context.Background(), surge.Request{What: "surge w[1,2]", Pods: []*v1.Pod{gpuPod("p", 8), gpuPod("q", 8)}})
+	if err != nil || v.Fits || !strings.Contains(v.Message, "surge w[1,2] needs 16 nvidia.com/gpu for 2 pod(s); 8 free") {
+		t.Fatalf("two 8-GPU pods on one node: %+v, %v", v, err)
+	}
+}
+
+// A plugin that fails (here PodTopologySpread on a selector it cannot parse) gives no answer:
+// an error, never "does not fit", so the controller retries instead of reporting SurgeBlocked.
+func TestAdmitSurgePluginErrorIsNoVerdict(t *testing.T) {
+	a := admitter(t, gpuNode("n1", 8))
+	p := gpuPod("p", 1)
+	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: v1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Sometimes", Values: []string{"x"}}}}}}
+	v, err := a.AdmitSurge(context.Background(), surge.Request{What: "surge w[1]", Pods: []*v1.Pod{p}})
+	if err == nil {
+		t.Fatalf("a failing PreFilter plugin was read as a verdict: %+v", v)
+	}
+	if !strings.Contains(err.Error(), "PreFilter for surge pod p") {
+		t.Errorf("error %q does not say where it failed", err)
+	}
+}
