@@ -80,6 +80,15 @@ type process struct {
 // KWOK runs. On failure it stops what it started and returns an error that names the failed
 // process and the tail of its log.
 func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
+	// Every path written into the kubeconfig and the processes' flags is absolute, so that
+	// the kubeconfig works from any directory (a relative --dir would not).
+	for _, p := range []*string{&o.Dir, &o.BinDir, &o.KwokStages} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return nil, fmt.Errorf("local control plane: %w", err)
+			}
+		}
+	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 90 * time.Second
 	}
