@@ -253,8 +253,7 @@ func rollout(ctx context.Context, kube kubernetes.Interface, client versioned.In
 		line := state
 		if reason == "UpdateComplete" && newPods == len(pods.Items) && cur.Status.AvailableReplicas == cur.Spec.Replicas {
 			fmt.Printf("\nsummary: update to %s done in %.1fs; Ready pods never below %d of %d (capacity); at most %d pods, %d of them surge;\n"+
-				"         replicas with every gang at its minimum: never below %d of %d (a scaling-group replica in the base gang is\n"+
-				"         replaced after its surge replica is up, but its podgroups are below minimum meanwhile)\n",
+				"         replicas available (every clique and scaling group at its minAvailable, surge members serving): never below %d of %d\n",
 				tag, time.Since(start).Seconds(), minReady, desiredPods, maxPods, surgeSeen, minAvail, cur.Spec.Replicas)
 			return nil
 		}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
-	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -86,30 +85,23 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	return nil
 }
 
-// setStatus computes the PodCliqueSet status: a replica is available when each of its gangs
-// has minReplicas Ready pods in every podgroup, updated when every pod it should have exists
-// with its template's revision.
+// setStatus computes the PodCliqueSet status: a replica is available when every standalone
+// clique and every scaling group of it meets its minAvailable (workload.ReplicaAvailable),
+// updated when every pod it should have exists with its template's revision.
 func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string) grovev1.PodCliqueSetStatus {
 	st := *pcs.Status.DeepCopy()
 	st.ObservedGeneration = ptr.To(pcs.Generation)
 	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name}).String())
 	replicas := map[string]bool{}
-	gangsOf := map[string][]*schedv1.PodGang{}
 	for _, g := range obs.gangs {
-		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
-		replicas[r] = true
-		gangsOf[r] = append(gangsOf[r], g)
+		replicas[g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]] = true
 	}
 	st.Replicas = int32(len(replicas))
 	st.AvailableReplicas, st.UpdatedReplicas = 0, 0
 	for r := range replicas {
-		available := len(gangsOf[r]) > 0
-		for _, g := range gangsOf[r] {
-			if !workload.GangAvailable(g, obs.pods) {
-				available = false
-			}
-		}
-		if available {
+		// As Grove counts it: every standalone clique and every scaling group meets its
+		// minAvailable, surge members included (they serve while the member they replace goes).
+		if i, err := strconv.Atoi(r); err == nil && workload.ReplicaAvailable(pcs, i, obs.pods) {
 			st.AvailableReplicas++
 		}
 	}
@@ -132,7 +124,7 @@ func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, n
 	avail := metav1.Condition{Type: grovev1.ConditionAvailable, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
 	if st.AvailableReplicas >= pcs.Spec.Replicas {
 		avail.Status, avail.Reason = metav1.ConditionTrue, "ReplicasAvailable"
-		avail.Message = "every replica's gangs have minAvailable Ready pods"
+		avail.Message = "every replica's cliques and scaling groups meet their minAvailable"
 	} else {
 		avail.Status, avail.Reason = metav1.ConditionFalse, "ReplicasUnavailable"
 		avail.Message = strconv.Itoa(int(st.AvailableReplicas)) + " of " + strconv.Itoa(int(pcs.Spec.Replicas)) + " replicas are available"

@@ -115,3 +115,67 @@ func ScalingGroupStatus(sg *grovev1.PodCliqueScalingGroup, cliques []*grovev1.Po
 	meta.SetStatusCondition(&st.Conditions, c)
 	return st
 }
+
+// ReplicaAvailable reports whether PodCliqueSet replica r is available as Grove counts it:
+// every standalone clique has at least its minAvailable Ready pods, and every scaling group at
+// least its minAvailable available group replicas, where a group replica is available when
+// each of its cliques has its minAvailable Ready pods. Surge pods and surge group replicas
+// count like any other (they serve), so a maxUnavailable-0 update keeps the replica available
+// while a member is replaced behind its surge. A replica with no pod at all is not available.
+func ReplicaAvailable(pcs *grovev1.PodCliqueSet, r int, pods map[string]*corev1.Pod) bool {
+	replica := strconv.Itoa(r)
+	ready := map[string]int32{}       // Ready pods by PodClique name
+	groupReplicas := map[string]int{} // highest group replica index seen + 1, by group name
+	any := false
+	for _, p := range pods {
+		if p.Labels[grovev1.LabelPodCliqueSetReplicaIndex] != replica {
+			continue
+		}
+		any = true
+		if PodReady(p) {
+			ready[p.Labels[grovev1.LabelPodClique]]++
+		}
+		if g := p.Labels[grovev1.LabelPodCliqueScalingGroup]; g != "" {
+			if j, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]); err == nil && j+1 > groupReplicas[g] {
+				groupReplicas[g] = j + 1
+			}
+		}
+	}
+	if !any {
+		return false
+	}
+	inGroup := map[string]bool{}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		for _, c := range g.CliqueNames {
+			inGroup[c] = true
+		}
+	}
+	cliques := map[string]*grovev1.PodCliqueTemplateSpec{}
+	for i := range pcs.Spec.Template.Cliques {
+		c := &pcs.Spec.Template.Cliques[i]
+		cliques[c.Name] = c
+		if !inGroup[c.Name] && ready[PodCliqueName(pcs.Name, r, c.Name)] < cliqueMin(c) {
+			return false
+		}
+	}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		name := ScalingGroupName(pcs.Name, r, g.Name)
+		var available int32
+		for j := 0; j < groupReplicas[name]; j++ {
+			ok := true
+			for _, c := range g.CliqueNames {
+				if t := cliques[c]; t == nil || ready[GroupCliqueName(pcs.Name, r, g.Name, j, c)] < cliqueMin(t) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				available++
+			}
+		}
+		if available < ptr.Deref(g.MinAvailable, 1) {
+			return false
+		}
+	}
+	return true
+}
