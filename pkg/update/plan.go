@@ -153,7 +153,29 @@ func PlanUnit(u Unit) (Result, error) {
 	minAvailable := u.Desired - maxUnavailable
 	maxTotal := u.Desired + maxSurge
 
-	// Old members that are already unavailable go first, without spending budget.
+	// Old members that are already unavailable go first, without spending the unavailable
+	// budget, but not all at once: members that turn unready together (a probe flap) may come
+	// back, and deleting them all would turn a blip into an outage. As the Deployment
+	// controller caps cleanupUnhealthyReplicas, at most present - minAvailable - (new members
+	// not yet available) go in one pass; unlike it, one may always go when nothing else is in
+	// flight (no new member unavailable, none terminating), so that an update on a full cluster
+	// with maxUnavailable 0 still gets past a broken member.
+	present, newUnavailable, terminating := 0, 0, 0
+	for _, m := range u.Members {
+		switch {
+		case m.Terminating:
+			terminating++
+		default:
+			present++
+			if m.Revision == u.Target && !m.Available {
+				newUnavailable++
+			}
+		}
+	}
+	unhealthyCap := present - minAvailable - newUnavailable
+	if unhealthyCap < 1 && newUnavailable == 0 && terminating == 0 {
+		unhealthyCap = 1
+	}
 	var oldRegular, oldAvailableRegular []Member
 	newRegularAvailable := 0
 	for i := 0; i < u.Desired; i++ {
@@ -168,10 +190,12 @@ func PlanUnit(u Unit) (Result, error) {
 			continue
 		}
 		oldRegular = append(oldRegular, m)
-		if m.Available {
+		switch {
+		case m.Available:
 			oldAvailableRegular = append(oldAvailableRegular, m)
-		} else {
+		case unhealthyCap > 0:
 			add(Action{Type: Delete, Index: i, Revision: m.Revision, Reason: "old member is unavailable: replaced without spending the unavailable budget"})
+			unhealthyCap--
 		}
 	}
 

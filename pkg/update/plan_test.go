@@ -379,3 +379,44 @@ func TestSurgeBlocked(t *testing.T) {
 		}
 	})
 }
+
+// A readiness blip must not become an outage: when old members turn unready together, no more
+// go in one pass than present - minAvailable - (new members not yet available), as the
+// Deployment controller caps cleanupUnhealthyReplicas; one may go when nothing is in flight.
+func TestUnhealthyFlapCapped(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		desired   int
+		surge     intstr.IntOrString
+		unavail   intstr.IntOrString
+		unready   []int
+		newUnread int // members at the target that are not available yet (indices desired..)
+		want      string
+	}{
+		{"all 4 flap, maxUnavailable 1: one goes", 4, zero, one, []int{0, 1, 2, 3}, 0, "delete u[0]"},
+		{"all 4 flap, maxUnavailable 2: two go", 4, zero, two, []int{0, 1, 2, 3}, 0, "delete u[0], delete u[1]"},
+		{"one broken, maxUnavailable 0, surge 1 (full cluster): it still goes", 3, one, zero, []int{2}, 0, "delete u[2], create u[3] (surge)"},
+		{"a new member is not Ready yet: the unready old one waits", 3, one, zero, []int{2}, 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			members := oldMembers(tc.desired)
+			for _, i := range tc.unready {
+				members[i].Available = false
+			}
+			for j := 0; j < tc.newUnread; j++ {
+				members = append(members, Member{Index: tc.desired + j, Revision: "new"})
+			}
+			res, err := PlanUnit(Unit{Name: "u", Desired: tc.desired, Target: "new", MaxSurge: tc.surge, MaxUnavailable: tc.unavail, Members: members})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range res.Actions {
+				got = append(got, a.String())
+			}
+			if strings.Join(got, ", ") != tc.want {
+				t.Errorf("actions %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
