@@ -211,6 +211,9 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx 
 		if err == nil {
 			return ok, nil
 		}
+		if ctx.Err() != nil {
+			return false, nil // the wait's own deadline, not what cond reports: keep the last error
+		}
 		if isTerminal(err) {
 			return false, err
 		}

@@ -48,14 +48,21 @@ func (w *statusWriter) Established(k gang.Key) {
 		fmt.Sprintf("minMember reached: %d pods bound on %d nodes; further members are placed one by one", st.Bound, st.Nodes))
 }
 
-// Phase derives the phase of a group from what the scheduler knows and the pods' phases.
+// Phase derives the phase of a group from what the scheduler knows and the pods' phases, with
+// scheduler-plugins' rules for its PodGroup kind (its PodGroup controller), applied in its
+// order of precedence: Finished when succeeded >= minMember; Failed when some member failed
+// and failed + running + succeeded >= minMember; Running when running + succeeded >=
+// minMember; Scheduled once minMember members are bound (established); Scheduling while
+// members are bound or wait in Permit; else Pending. One deliberate difference: the phase is
+// recomputed from the live pods on every change instead of sticking at Failed or Finished, so
+// a group whose failed member is replaced (a Job's new pod) reads Running again.
 func Phase(st gang.Status, minMember, running, succeeded, failed int32) schedulingv1.PodGroupPhase {
 	switch {
-	case minMember > 0 && succeeded >= minMember && running == 0:
+	case minMember > 0 && succeeded >= minMember:
 		return schedulingv1.PodGroupFinished
-	case failed > 0 && running+succeeded < minMember:
+	case failed > 0 && failed+running+succeeded >= minMember:
 		return schedulingv1.PodGroupFailed
-	case minMember > 0 && running >= minMember:
+	case minMember > 0 && running+succeeded >= minMember:
 		return schedulingv1.PodGroupRunning
 	case st.Established:
 		return schedulingv1.PodGroupScheduled
@@ -109,7 +116,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if desired == pg.Status {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"status": desired})
+	// Every count is written, zeros included: a merge patch of the status struct would drop
+	// them (omitempty) and leave the last non-zero count in place.
+	status := map[string]any{"phase": desired.Phase, "running": desired.Running, "succeeded": desired.Succeeded, "failed": desired.Failed}
+	if !desired.ScheduleStartTime.IsZero() {
+		status["scheduleStartTime"] = desired.ScheduleStartTime
+	}
+	patch, err := json.Marshal(map[string]any{"status": status})
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,10 @@ func TestPhase(t *testing.T) {
 		{"minMember running", gang.Status{Established: true, Bound: 4}, 4, 0, 0, schedulingv1.PodGroupRunning},
 		{"all succeeded", gang.Status{}, 0, 4, 0, schedulingv1.PodGroupFinished},
 		{"a member failed below minimum", gang.Status{Established: true, Bound: 3}, 3, 0, 1, schedulingv1.PodGroupFailed},
-		{"a member failed, minimum still running", gang.Status{Established: true, Bound: 4}, 4, 0, 1, schedulingv1.PodGroupRunning},
+		{"a member failed beside a running minimum (scheduler-plugins: Failed)", gang.Status{Established: true, Bound: 4}, 4, 0, 1, schedulingv1.PodGroupFailed},
+		{"a member failed, too few members to count", gang.Status{Established: true, Bound: 2}, 2, 0, 1, schedulingv1.PodGroupScheduled},
+		{"running + succeeded reach minMember", gang.Status{Established: true, Bound: 3}, 2, 2, 0, schedulingv1.PodGroupRunning},
+		{"minMember succeeded, one still running", gang.Status{Established: true, Bound: 1}, 1, 4, 0, schedulingv1.PodGroupFinished},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
