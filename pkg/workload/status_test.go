@@ -38,7 +38,9 @@ func TestReplicaAvailable(t *testing.T) {
 		}
 	}
 	frontend := func(n int) func(*corev1.Pod) bool {
-		return func(p *corev1.Pod) bool { return p.Labels[grovev1.LabelPodClique] == PodCliqueName(pcs.Name, 0, "frontend") && p.Name < PodName(PodCliqueName(pcs.Name, 0, "frontend"), n) }
+		return func(p *corev1.Pod) bool {
+			return p.Labels[grovev1.LabelPodClique] == PodCliqueName(pcs.Name, 0, "frontend") && p.Name < PodName(PodCliqueName(pcs.Name, 0, "frontend"), n)
+		}
 	}
 	pods := readyPods(Desired(pcs, Observed{}).Pods)
 	if !ReplicaAvailable(pcs, 0, pods) {
