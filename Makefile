@@ -35,7 +35,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: build tools test test-unit test-integration test-e2e test-e2e-stress perf generate verify run down clean help
+.PHONY: build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -105,6 +105,10 @@ test-e2e: tools build ## End-to-end: manifests/ applied, phalanx-scheduler as 2 
 perf: tools build ## Performance report into docs/perf (default profile vs Phalanx vs in-tree gangs; update costs). Not part of make test.
 	@echo ">> perf harness (about 20-30 minutes on 2 cores); report: docs/perf/README.md"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout 40m -run 'TestPerf$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep -E '^\s+(report|update)_test|^(ok|FAIL|---)'
+
+SIM_RUNS ?= 10000
+simulate: ## The randomized update simulations, SIM_RUNS (10000) seeds each, crashes between any two actions: runs and violations.
+	@$(GO) test $(GOFLAGS_M) -count=1 -run 'TestRandomized' -v ./pkg/update/ -update.sim-runs=$(SIM_RUNS) | grep -E 'invariant violations|^(ok|FAIL)|seed '
 
 E2E_STRESS_COUNT ?= 10
 test-e2e-stress: tools build ## The leader-kill and node-loss e2e tests, E2E_STRESS_COUNT (10) times in a row.

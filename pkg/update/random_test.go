@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -32,10 +33,23 @@ func randBudget(r *rand.Rand, desired int) intstr.IntOrString {
 // two members on one index. Without failures and with room for desired + maxSurge, the update
 // completes with indices exactly 0..desired-1. A failing seed is printed for replay.
 func TestRandomizedUpdates(t *testing.T) {
+	runSims(t, "TestRandomizedUpdates", simulate)
+}
+
+// runSims runs seeds 1..update.sim-runs of sim, every one (a violation does not stop the
+// search), logs "<name>: N runs, V invariant violations" (make simulate prints it) and fails
+// with the first few violating seeds.
+func runSims(t *testing.T, name string, sim func(seed int64) string) {
+	t.Helper()
+	var violations []string
 	for seed := int64(1); seed <= int64(*simRuns); seed++ {
-		if msg := simulate(seed); msg != "" {
-			t.Fatalf("seed %d: %s (replay: go test ./pkg/update -run TestRandomizedUpdates -update.sim-runs=%d)", seed, msg, seed)
+		if msg := sim(seed); msg != "" {
+			violations = append(violations, fmt.Sprintf("seed %d: %s (replay: go test ./pkg/update -run %s -update.sim-runs=%d)", seed, msg, name, seed))
 		}
+	}
+	t.Logf("%s: %d runs, %d invariant violations", name, *simRuns, len(violations))
+	if len(violations) > 0 {
+		t.Fatalf("%d of %d runs violate an invariant; first: %s", len(violations), *simRuns, strings.Join(violations[:min(3, len(violations))], "; "))
 	}
 }
 
@@ -174,11 +188,7 @@ func TestDesiredZero(t *testing.T) {
 // so at every step: at most one replica in flight. When the plan says Done: every member of
 // every replica is available at the target, none terminating, indices exactly 0..desired-1.
 func TestRandomizedRollingUpdates(t *testing.T) {
-	for seed := int64(1); seed <= int64(*simRuns); seed++ {
-		if msg := simulateReplicas(seed); msg != "" {
-			t.Fatalf("seed %d: %s (replay: go test ./pkg/update -run TestRandomizedRollingUpdates -update.sim-runs=%d)", seed, msg, seed)
-		}
-	}
+	runSims(t, "TestRandomizedRollingUpdates", simulateReplicas)
 }
 
 func simulateReplicas(seed int64) string {
