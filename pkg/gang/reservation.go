@@ -89,7 +89,8 @@ func (s *Store) HasActiveHolds() bool {
 	}
 	now := s.now()
 	for k := range s.reserving {
-		if r := s.gangs[k].reservation(); r != nil && now.Before(r.Since.Add(s.hold)) {
+		e := s.gangs[k]
+		if r := e.reservation(); r != nil && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r) {
 			return true
 		}
 	}
@@ -137,19 +138,36 @@ func (s *Store) ReservationUntil(k Key) time.Time {
 	return time.Time{}
 }
 
-// reservationTakenBack reports whether the gang's bound members request at least what the
-// reservation holds in total (GPUs, and cpu and memory where reserved).
-func reservationTakenBack(e *entry, r *Reservation) bool {
-	var reserved, bound Resources
+// TakenBack reports whether members that request bound in total take back what the
+// reservation holds (GPUs, and cpu and memory where reserved): its replacements are bound,
+// wherever they landed, and the hold has done its job.
+func (r *Reservation) TakenBack(bound Resources) bool {
+	var reserved Resources
 	for _, res := range r.Nodes {
 		reserved = reserved.Add(res)
 	}
+	return bound.Fits(reserved)
+}
+
+// reservationTakenBack is TakenBack with the gang's bound members.
+func reservationTakenBack(e *entry, r *Reservation) bool {
+	var bound Resources
 	for _, m := range e.members {
 		if m.State == Bound {
 			bound = bound.Add(m.Requests)
 		}
 	}
-	return bound.Fits(reserved)
+	return r.TakenBack(bound)
+}
+
+// ReservationActive reports whether the gang's reservation holds capacity now: holds are on,
+// its window is open and its replacements have not taken it back.
+func (s *Store) ReservationActive(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	r := e.reservation()
+	return r != nil && s.hold > 0 && s.now().Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
 }
 
 func (e *entry) reservation() *Reservation {

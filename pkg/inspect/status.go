@@ -150,8 +150,8 @@ func BuildStatus(s *State, now time.Time, hold time.Duration) Status {
 			replicas[r] = &Replica{Index: r, Updating: updating[r], Surge: r >= int(pcs.Spec.Replicas)}
 		}
 		gg := buildGang(&g, podsByGang[g.Name], hashes, pcs.Name+"-")
-		if r := gang.ReservationFromPodGang(&g); r != nil && now.Before(r.Since.Add(hold)) {
-			gg.Reserved = true
+		if r := gang.ReservationFromPodGang(&g); r != nil && now.Before(r.Since.Add(hold)) && !r.TakenBack(boundRequests(podsByGang[g.Name])) {
+			gg.Reserved = true // as the scheduler sees it: open window, replacements not all bound
 		}
 		if g.Name != workload.BasePodGangName(pcs.Name, r) {
 			gg.Role = "scaled"
@@ -320,4 +320,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// boundRequests sums the requests of the bound, not terminating pods.
+func boundRequests(pods []corev1.Pod) gang.Resources {
+	var r gang.Resources
+	for i := range pods {
+		if pods[i].Spec.NodeName != "" && pods[i].DeletionTimestamp == nil {
+			r = r.Add(gang.RequestsOf(&pods[i]))
+		}
+	}
+	return r
 }

@@ -182,5 +182,6 @@ func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 	if p.bound(pod, node) {
 		p.established(klog.FromContext(ctx), k)
 	}
+	p.holdTakenBack(k)
 	p.status.Enqueue(k)
 }

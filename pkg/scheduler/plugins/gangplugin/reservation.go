@@ -102,15 +102,20 @@ func (p *Adapter) noteHoldBlocked(pod *v1.Pod, holds []gang.Hold) {
 	}
 }
 
-// holdEnded wakes the pods a hold of gang k kept off its nodes.
+// holdEnded wakes the pods a hold of gang k kept off its nodes: when its window closes (the
+// timer), or at once when the gang's replacements bind and take the capacity back (PostBind).
 func (p *Adapter) holdEnded(k gang.Key) {
 	p.timersMu.Lock()
 	blocked := p.holdBlocked[k]
 	delete(p.holdBlocked, k)
+	if t := p.holdTimers[k]; t != nil {
+		t.Stop()
+	}
 	delete(p.holdTimers, k)
 	p.timersMu.Unlock()
-	if until := p.store.ReservationUntil(k); until.After(time.Now()) {
+	if p.store.ReservationActive(k) {
 		// The reservation was renewed meanwhile: wait for the new end.
+		until := p.store.ReservationUntil(k)
 		p.timersMu.Lock()
 		if p.holdBlocked[k] == nil {
 			p.holdBlocked[k] = map[string]*v1.Pod{}
@@ -122,7 +127,10 @@ func (p *Adapter) holdEnded(k gang.Key) {
 		p.timersMu.Unlock()
 		return
 	}
-	if len(blocked) > 0 && len(p.store.PendingPods(k)) > 0 {
+	if len(blocked) == 0 {
+		return
+	}
+	if len(p.store.PendingPods(k)) > 0 {
 		// The replacements had not all bound: the hold ran out on them.
 		metrics.ReservationsExpired.Inc()
 	}
@@ -132,4 +140,15 @@ func (p *Adapter) holdEnded(k gang.Key) {
 	}
 	klog.Background().V(2).Info("Reservation ended; retrying the pods it held off", "gang", k.String(), "pods", len(pods))
 	p.activatePods(klog.Background(), pods)
+}
+
+// holdTakenBack ends the hold of gang k at once when a bind of its member took back what it
+// reserved, so that the pods it kept off are tried now rather than when its window closes.
+func (p *Adapter) holdTakenBack(k gang.Key) {
+	p.timersMu.Lock()
+	waiting := len(p.holdBlocked[k]) > 0
+	p.timersMu.Unlock()
+	if waiting && !p.store.ReservationActive(k) {
+		p.holdEnded(k)
+	}
 }

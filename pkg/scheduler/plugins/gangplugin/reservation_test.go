@@ -1,6 +1,7 @@
 package gangplugin
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
@@ -89,5 +91,53 @@ func BenchmarkFilterHoldsOne1000Gangs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = p.FilterHolds(pod, n)
+	}
+}
+
+// activations records what the adapter moves back to the active queue.
+type activations struct {
+	fwk.Handle
+	pods map[string]*v1.Pod
+}
+
+func (a *activations) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+	for k, p := range pods {
+		a.pods[k] = p
+	}
+}
+
+type noStatus struct{}
+
+func (noStatus) Enqueue(gang.Key)     {}
+func (noStatus) Established(gang.Key) {}
+
+// A hold ends the moment the replacement binds (here on another node than the capacity it
+// held), and the pods it kept off are woken then, not when its window closes a minute later.
+func TestHoldEndsWhenReplacementBinds(t *testing.T) {
+	store := storeWithGangs(1, true) // gang-0 reserved 8 GPUs on r0 for a minute
+	h := &activations{pods: map[string]*v1.Pod{}}
+	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang})
+	p.SetStatusSink(noStatus{})
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+	blocked := plainPod(8)
+	if st := p.FilterHolds(blocked, node("r0", "a", 0)); st.IsSuccess() {
+		t.Fatal("the held capacity was not held")
+	}
+	for i := 0; i < 2; i++ { // two 4-GPU replacements take back the 8 GPUs
+		m := member(i, 4)
+		m.Labels["grove.io/podgang"] = "gang-0"
+		p.recordPod(m)
+		if !store.ReservationActive(k) {
+			t.Fatalf("the hold ended with %d of 2 replacements bound", i)
+		}
+		bound := m.DeepCopy()
+		bound.Spec.NodeName = fmt.Sprintf("r%d", i+1) // the replacements land elsewhere
+		p.PostBind(context.Background(), nil, bound, bound.Spec.NodeName)
+	}
+	if store.ReservationActive(k) {
+		t.Fatal("the replacements are bound and the hold is still active")
+	}
+	if _, ok := h.pods["ns/p"]; !ok {
+		t.Fatalf("the pod the hold kept off was not woken when the hold ended (woken: %v)", h.pods)
 	}
 }
