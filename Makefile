@@ -94,7 +94,7 @@ test-unit: ## Unit tests (no control plane).
 	@echo ">> unit tests"
 	@$(GO) test $(GOFLAGS_M) -count=1 $$($(GO) list $(GOFLAGS_M) ./... | grep -v -E '/test/(integration|e2e|perf)')
 
-test-integration: tools ## Integration tests against a real kube-apiserver, etcd and KWOK.
+test-integration: tools build ## Integration tests against a real kube-apiserver, etcd and KWOK (and the built phalanx-scheduler binary).
 	@echo ">> integration tests (real kube-apiserver, etcd and kwok; scheduler in process)"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/integration/...
 

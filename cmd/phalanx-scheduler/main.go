@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apiserver/pkg/server"
@@ -140,7 +141,7 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := admission.RunWebhooks(ctx, cc.Client, webhooks); err != nil {
+	if err := admission.RunWebhooksWhenReady(ctx, cc.Client, webhooks, 30*time.Second); err != nil {
 		return fmt.Errorf("starting the webhooks: %w", err)
 	}
 	var tasks []phalanxserver.LeaderTask

@@ -65,6 +65,57 @@ func (o WebhookOptions) hosts() ([]string, error) {
 	return []string{name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"}, nil
 }
 
+// MissingPrerequisite reports whether err from RunWebhooks means the cluster lacks what the
+// webhooks need from manifests/ (the Secret's namespace, the webhook configurations, or the
+// RBAC to use them), as opposed to a broken configuration of this process. The scheduler can
+// run without its webhooks; the API server calls none that is not registered.
+func MissingPrerequisite(err error) bool {
+	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err)
+}
+
+// RunWebhooksWhenReady runs the webhooks as RunWebhooks does. When the cluster lacks a
+// prerequisite (MissingPrerequisite), it says what is missing and how to provide it, returns
+// nil so that the scheduler starts, and keeps trying every retry in the background until the
+// webhooks are served or ctx ends. Any other error is returned.
+func RunWebhooksWhenReady(ctx context.Context, kube kubernetes.Interface, o WebhookOptions, retry time.Duration) error {
+	err := RunWebhooks(ctx, kube, o)
+	if err == nil || !MissingPrerequisite(err) {
+		return err
+	}
+	logger := klog.FromContext(ctx).WithName("webhooks")
+	logger.Error(err, "PodCliqueSet webhooks are not served: the cluster lacks what they need; the scheduler runs without them and retries",
+		"retryEvery", retry, "fix", "apply manifests/ (namespace "+namespaceOf(o.Secret)+", Secret RBAC, webhook configuration "+o.Configuration+
+			"), or run with --webhook-port=0 where another component validates PodCliqueSets")
+	go func() {
+		t := time.NewTicker(retry)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			err := RunWebhooks(ctx, kube, o)
+			switch {
+			case err == nil:
+				logger.Info("PodCliqueSet webhooks served after their prerequisites appeared")
+				return
+			case !MissingPrerequisite(err):
+				logger.Error(err, "PodCliqueSet webhooks could not start")
+				return
+			default:
+				logger.V(2).Info("Webhook prerequisites still missing", "err", err)
+			}
+		}
+	}()
+	return nil
+}
+
+func namespaceOf(secret string) string {
+	ns, _, _ := strings.Cut(secret, "/")
+	return ns
+}
+
 // RunWebhooks serves the PodCliqueSet webhooks until ctx ends. With a self-managed
 // certificate it first makes sure the certificate exists in the Secret and that the webhook
 // configurations trust it (or registers them, with URL). It returns once the listener is up;
