@@ -46,15 +46,17 @@ func finishedReason(p *corev1.Pod) string {
 // recreates the member at the same index, and the scheduler places it as the deficit of its
 // established gang.
 func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed) error {
+	reasons := map[string]string{}
 	names := make([]string, 0, len(obs.pods))
 	for name, p := range obs.pods {
-		if p.DeletionTimestamp == nil && finishedReason(p) != "" {
+		if r := finishedReason(p); p.DeletionTimestamp == nil && r != "" {
+			reasons[name] = r
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := obs.pods[name]
+		p, reason := obs.pods[name], reasons[name]
 		uid := p.UID
 		err := c.kube.CoreV1().Pods(pcs.Namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
@@ -63,7 +65,6 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 		if err != nil {
 			return fmt.Errorf("deleting finished pod %s/%s: %w", pcs.Namespace, name, err)
 		}
-		reason := finishedReason(p)
 		metrics.MembersReplaced.WithLabelValues(reason).Inc()
 		detail := p.Status.Reason
 		if p.Status.Message != "" {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -340,7 +339,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 					ready++
 				}
 			}
-			if ready < ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas) {
+			if ready < workload.CliqueMinAvailable(c) {
 				m.Available = false
 			}
 		}

@@ -89,8 +89,7 @@ func (s *Store) HasActiveHolds() bool {
 	}
 	now := s.now()
 	for k := range s.reserving {
-		e := s.gangs[k]
-		if r := e.reservation(); r != nil && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r) {
+		if s.activeLocked(s.gangs[k], now) {
 			return true
 		}
 	}
@@ -111,10 +110,10 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 	var out []Hold
 	for k := range s.reserving {
 		e := s.gangs[k]
-		r := e.reservation()
-		if r == nil || e == nil || k == except || !now.Before(r.Since.Add(s.hold)) || reservationTakenBack(e, r) {
+		if k == except || !s.activeLocked(e, now) {
 			continue
 		}
+		r := e.reservation()
 		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
 			out = append(out, Hold{Gang: k, Reserved: res, Until: r.Since.Add(s.hold)})
 		}
@@ -165,9 +164,14 @@ func reservationTakenBack(e *entry, r *Reservation) bool {
 func (s *Store) ReservationActive(k Key) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e := s.gangs[k]
+	return s.activeLocked(s.gangs[k], s.now())
+}
+
+// activeLocked: holds are on, e's reservation window is open at now and its replacements have
+// not taken it back.
+func (s *Store) activeLocked(e *entry, now time.Time) bool {
 	r := e.reservation()
-	return r != nil && s.hold > 0 && s.now().Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
+	return r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
 }
 
 func (e *entry) reservation() *Reservation {
@@ -183,8 +187,7 @@ func (s *Store) ActiveHolds() int {
 	defer s.mu.RUnlock()
 	now, n := s.now(), 0
 	for k := range s.reserving {
-		e := s.gangs[k]
-		if r := e.reservation(); r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r) {
+		if s.activeLocked(s.gangs[k], now) {
 			n++
 		}
 	}

@@ -96,14 +96,9 @@ func (s *Store) QuorumProgress(k Key) string {
 	return strings.Join(parts, ", ")
 }
 
-// Admit is the PreEnqueue decision for a pod: may it enter the active queue? The pod itself is
-// recorded first, so that the decision never depends on the order of informer handlers.
-func (s *Store) Admit(pod *v1.Pod) (bool, Wait) {
-	s.UpsertPod(pod)
-	return s.Admissible(pod)
-}
-
-// Admissible is Admit without recording the pod: the decision on what the store holds.
+// Admissible is the PreEnqueue decision for a pod: may it enter the active queue? It decides on
+// what the store holds; the caller records the pod first (gangplugin's feed), so that the
+// decision never depends on the order of informer handlers.
 func (s *Store) Admissible(pod *v1.Pod) (bool, Wait) {
 	k, ok := s.membership.KeyOf(pod)
 	if !ok {

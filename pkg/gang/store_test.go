@@ -141,7 +141,7 @@ func TestAdmit(t *testing.T) {
 					t.Fatalf("setup: gang %s not established", g)
 				}
 			}
-			ok, w := s.Admit(tc.candidate)
+			ok, w := admit(s, tc.candidate)
 			if ok != tc.wantOK || w.Reason != tc.wantReason {
 				t.Errorf("Admit = %v %q (%s), want %v %q", ok, w.Reason, w.Message, tc.wantOK, tc.wantReason)
 			}
@@ -190,7 +190,7 @@ func TestEstablishedLifecycle(t *testing.T) {
 	}
 	b0new := pod("g", "b", 0)
 	b0new.UID = "recreated"
-	if ok, w := s.Admit(b0new); !ok {
+	if ok, w := admit(s, b0new); !ok {
 		t.Fatalf("recreated member refused: %s", w.Message)
 	}
 	if need, n := s.PendingNeed(key("g")); n != 1 || need.GPU != 4 {
@@ -387,7 +387,7 @@ func TestDeletedSpecWithMembers(t *testing.T) {
 	if s.MembersPresent(key("g")) || s.QuorumMet(key("g")) || s.Established(key("g")) {
 		t.Error("a gang without its object counts as present, at quorum or established")
 	}
-	if ok, w := s.Admit(pod("g", "w", 0)); ok || w.Message == "" {
+	if ok, w := admit(s, pod("g", "w", 0)); ok || w.Message == "" {
 		t.Errorf("Admit = %v, %+v", ok, w)
 	}
 	_ = s.PendingRequests(key("g"))
@@ -460,4 +460,10 @@ func TestServed(t *testing.T) {
 	if st := s.Status(key("g")); !st.Served || st.Members != 0 {
 		t.Fatalf("after its member succeeded: served %v, members %d; want served, 0", st.Served, st.Members)
 	}
+}
+
+// admit is what PreEnqueue does: record the pod, then decide.
+func admit(s *Store, p *v1.Pod) (bool, Wait) {
+	s.UpsertPod(p)
+	return s.Admissible(p)
 }

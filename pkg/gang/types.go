@@ -9,7 +9,7 @@
 //  1. Quorum: a gang may bind when, for every podgroup, bound + assumed non-surge members
 //     reach minReplicas (Store.QuorumMet).
 //  2. Surge members never count toward quorum and never wait for it; they may be placed
-//     only once their gang is established (Store.Admit, Store.PermitSurge).
+//     only once their gang is established (Store.Admissible, Store.PermitSurge).
 //  3. Established, not ready: a gang is established from the moment its quorum first binds
 //     (or its object says Scheduled=True) for as long as any member is bound. Replacements of
 //     an established gang form a sub-gang: the deficit of each podgroup, all-or-nothing,

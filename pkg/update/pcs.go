@@ -78,15 +78,21 @@ func (r Replica) settled() bool {
 // unscheduled one, then one with a breached minimum, then the lowest index (a broken replica
 // gains from the update and costs nothing to replace). -1: none left.
 func NextReplica(replicas []Replica) int {
+	return nextReplica(replicas, func(i int) bool { return replicas[i].settled() })
+}
+
+// nextReplica is NextReplica with settled(i) answering for replicas[i] (PlanRollingUpdate
+// passes the plans it has already made).
+func nextReplica(replicas []Replica, settled func(i int) bool) int {
 	var pending []Replica
 	settling := -1
-	for _, r := range replicas {
+	for i, r := range replicas {
 		if r.started() {
 			return r.Index
 		}
 		if !r.updated() {
 			pending = append(pending, r)
-		} else if settling < 0 && !r.settled() {
+		} else if settling < 0 && !settled(i) {
 			settling = r.Index
 		}
 	}
@@ -114,18 +120,46 @@ func NextReplica(replicas []Replica) int {
 // not being updated only get their missing members (from the newest template) and lose
 // their excess ones.
 func PlanRollingUpdate(replicas []Replica) (Plan, error) {
-	current := NextReplica(replicas)
-	var p Plan
-	var waiting []string
-	settled := true
-	for _, r := range replicas {
+	// A replica whose members all run the target is planned the same whether it is the
+	// current one or not (freezing changes nothing there): plan it once, and let those plans
+	// say whether it has settled.
+	planned := make([][]Result, len(replicas))
+	for i, r := range replicas {
+		if !r.updated() {
+			continue
+		}
 		for _, u := range r.Units {
-			if r.Index != current {
-				u = frozen(u)
-			}
 			res, err := PlanUnit(u)
 			if err != nil {
 				return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
+			}
+			planned[i] = append(planned[i], res)
+		}
+	}
+	current := nextReplica(replicas, func(i int) bool {
+		for _, res := range planned[i] {
+			if !res.Done {
+				return false
+			}
+		}
+		return true
+	})
+	var p Plan
+	var waiting []string
+	settled := true
+	for i, r := range replicas {
+		for ui, u := range r.Units {
+			var res Result
+			if planned[i] != nil {
+				res = planned[i][ui]
+			} else {
+				if r.Index != current {
+					u = frozen(u)
+				}
+				var err error
+				if res, err = PlanUnit(u); err != nil {
+					return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
+				}
 			}
 			p.Actions = append(p.Actions, res.Actions...)
 			settled = settled && res.Done

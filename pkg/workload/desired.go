@@ -53,8 +53,8 @@ func GroupReplicas(cfg *grovev1.PodCliqueScalingGroupConfig, existing *grovev1.P
 	return tmpl
 }
 
-// cliqueMin is a clique's minAvailable (default: its replicas).
-func cliqueMin(c *grovev1.PodCliqueTemplateSpec) int32 {
+// CliqueMinAvailable is a clique's minAvailable (default: its replicas).
+func CliqueMinAvailable(c *grovev1.PodCliqueTemplateSpec) int32 {
 	return ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas)
 }
 
@@ -207,12 +207,12 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 		extra[k] = v
 	}
 	pclq := &grovev1.PodClique{ObjectMeta: b.meta(name, extra), Spec: *c.Spec.DeepCopy()}
-	pclq.Spec.MinAvailable = ptr.To(cliqueMin(c))
+	pclq.Spec.MinAvailable = ptr.To(CliqueMinAvailable(c))
 	pclq.Annotations = c.Annotations
 	b.world.Cliques = append(b.world.Cliques, pclq)
 
 	hash := TemplateHash(c)
-	pg := schedv1.PodGroup{Name: name, MinReplicas: cliqueMin(c)}
+	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c)}
 	indices := make([]int, 0, int(c.Spec.Replicas)+len(surge))
 	for i := 0; i < int(c.Spec.Replicas); i++ {
 		indices = append(indices, i)

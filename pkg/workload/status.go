@@ -154,7 +154,7 @@ func ReplicaAvailable(pcs *grovev1.PodCliqueSet, r int, pods map[string]*corev1.
 	for i := range pcs.Spec.Template.Cliques {
 		c := &pcs.Spec.Template.Cliques[i]
 		cliques[c.Name] = c
-		if !inGroup[c.Name] && ready[PodCliqueName(pcs.Name, r, c.Name)] < cliqueMin(c) {
+		if !inGroup[c.Name] && ready[PodCliqueName(pcs.Name, r, c.Name)] < CliqueMinAvailable(c) {
 			return false
 		}
 	}
@@ -164,7 +164,7 @@ func ReplicaAvailable(pcs *grovev1.PodCliqueSet, r int, pods map[string]*corev1.
 		for j := 0; j < groupReplicas[name]; j++ {
 			ok := true
 			for _, c := range g.CliqueNames {
-				if t := cliques[c]; t == nil || ready[GroupCliqueName(pcs.Name, r, g.Name, j, c)] < cliqueMin(t) {
+				if t := cliques[c]; t == nil || ready[GroupCliqueName(pcs.Name, r, g.Name, j, c)] < CliqueMinAvailable(t) {
 					ok = false
 					break
 				}

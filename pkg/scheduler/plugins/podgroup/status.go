@@ -81,7 +81,8 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil {
 		return err
 	}
-	if !w.store.Status(k).Served {
+	st := w.store.Status(k)
+	if !st.Served {
 		return nil // no member for this scheduler: another scheduler's group, not ours to write
 	}
 	pods, err := w.pods.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
@@ -100,7 +101,6 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 			failed++
 		}
 	}
-	st := w.store.Status(k)
 	desired := pg.Status
 	desired.Phase = Phase(st, pg.Spec.MinMember, running, succeeded, failed)
 	desired.Running, desired.Succeeded, desired.Failed = running, succeeded, failed
