@@ -31,7 +31,10 @@ const (
 	certRenewBefore = 30 * 24 * time.Hour
 )
 
-// ServingCert is a serving certificate and the CA that signed it, PEM-encoded.
+// ServingCert is a serving certificate and the CA bundle that trusts it, PEM-encoded. CAPEM
+// holds the CA that signed CertPEM first and, after a renewal, the CA it replaced: the other
+// replicas serve a certificate of that CA until they have read the renewed Secret, and the
+// webhook configurations must trust both meanwhile.
 type ServingCert struct {
 	CertPEM, KeyPEM, CAPEM []byte
 }
@@ -94,8 +97,9 @@ func serial() *big.Int {
 	return n
 }
 
-// usable reports why a stored certificate cannot serve hosts at now ("" when it can).
-func (s *ServingCert) usable(hosts []string, now time.Time) string {
+// usable reports why a stored certificate cannot serve hosts from now for at least
+// renewBefore ("" when it can).
+func (s *ServingCert) usable(hosts []string, now time.Time, renewBefore time.Duration) string {
 	c, err := s.TLS()
 	if err != nil {
 		return "unreadable: " + err.Error()
@@ -104,7 +108,7 @@ func (s *ServingCert) usable(hosts []string, now time.Time) string {
 	if err != nil {
 		return "unreadable: " + err.Error()
 	}
-	if now.Add(certRenewBefore).After(leaf.NotAfter) {
+	if now.Add(renewBefore).After(leaf.NotAfter) {
 		return "expires at " + leaf.NotAfter.Format(time.RFC3339)
 	}
 	for _, h := range hosts {
@@ -112,17 +116,41 @@ func (s *ServingCert) usable(hosts []string, now time.Time) string {
 			return "does not name " + h
 		}
 	}
-	if len(s.CAPEM) == 0 {
+	roots := x509.NewCertPool()
+	if len(s.CAPEM) == 0 || !roots.AppendCertsFromPEM(s.CAPEM) {
 		return "no CA"
 	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+		return "not signed by a CA in " + SecretCAKey + ": " + err.Error()
+	}
 	return ""
+}
+
+// renewedBundle is the CA bundle of a renewal: the new CA, then the CA that signed the
+// certificate being replaced when it is still valid at now (older ones are dropped; one
+// rotation at a time is what the replicas need to overlap).
+func renewedBundle(newCA, oldBundle []byte, now time.Time) []byte {
+	out := slices.Clone(newCA)
+	block, _ := pem.Decode(oldBundle)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return out
+	}
+	if old, err := x509.ParseCertificate(block.Bytes); err == nil && now.Before(old.NotAfter) {
+		out = append(out, pem.EncodeToMemory(block)...)
+	}
+	return out
 }
 
 // EnsureServingCert returns the serving certificate kept in the Secret namespace/name, making
 // (or renewing) it when it is missing, does not name every host, or expires within 30 days.
 // Every replica of phalanx-scheduler serves the webhooks, so they share this one Secret; when
-// two replicas race to create it, the loser reads the winner's.
+// two replicas race to create it, the loser reads the winner's. A renewal keeps the replaced
+// CA in the bundle (see ServingCert).
 func EnsureServingCert(ctx context.Context, kube kubernetes.Interface, namespace, name string, hosts []string, now time.Time) (*ServingCert, error) {
+	return ensureServingCert(ctx, kube, namespace, name, hosts, now, certRenewBefore)
+}
+
+func ensureServingCert(ctx context.Context, kube kubernetes.Interface, namespace, name string, hosts []string, now time.Time, renewBefore time.Duration) (*ServingCert, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		sec, err := kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 		switch {
@@ -142,14 +170,15 @@ func EnsureServingCert(ctx context.Context, kube kubernetes.Interface, namespace
 		case err != nil:
 			return nil, fmt.Errorf("reading the webhook serving certificate Secret %s/%s: %w", namespace, name, err)
 		}
-		cert := &ServingCert{CertPEM: sec.Data[corev1.TLSCertKey], KeyPEM: sec.Data[corev1.TLSPrivateKeyKey], CAPEM: sec.Data[SecretCAKey]}
-		if cert.usable(hosts, now) == "" {
+		cert := servingCertOf(sec)
+		if cert.usable(hosts, now, renewBefore) == "" {
 			return cert, nil
 		}
 		fresh, err := GenerateServingCert(hosts, now)
 		if err != nil {
 			return nil, err
 		}
+		fresh.CAPEM = renewedBundle(fresh.CAPEM, cert.CAPEM, now)
 		upd := sec.DeepCopy()
 		upd.Data = certSecret(namespace, name, fresh).Data
 		_, err = kube.CoreV1().Secrets(namespace).Update(ctx, upd, metav1.UpdateOptions{})
@@ -162,6 +191,10 @@ func EnsureServingCert(ctx context.Context, kube kubernetes.Interface, namespace
 		return fresh, nil
 	}
 	return nil, fmt.Errorf("the webhook serving certificate Secret %s/%s kept changing under us", namespace, name)
+}
+
+func servingCertOf(sec *corev1.Secret) *ServingCert {
+	return &ServingCert{CertPEM: sec.Data[corev1.TLSCertKey], KeyPEM: sec.Data[corev1.TLSPrivateKeyKey], CAPEM: sec.Data[SecretCAKey]}
 }
 
 func certSecret(namespace, name string, c *ServingCert) *corev1.Secret {

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -47,6 +48,10 @@ type WebhookOptions struct {
 	// NamespaceSelector, with URL, limits the registered webhooks to matching namespaces
 	// (tests that share a control plane with other tests).
 	NamespaceSelector *metav1.LabelSelector
+	// CertRenewBefore is how long before its expiry the self-managed certificate is renewed
+	// (default 30 days); CertCheckInterval how often that is checked when the Secret did not
+	// change (default 1 h). A change of the Secret is picked up at once.
+	CertRenewBefore, CertCheckInterval time.Duration
 }
 
 // hosts are the names the serving certificate must carry.
@@ -141,23 +146,27 @@ func RunWebhooks(ctx context.Context, kube kubernetes.Interface, o WebhookOption
 		if !ok {
 			return fmt.Errorf("--webhook-secret %q is not namespace/name", o.Secret)
 		}
-		sc, err := EnsureServingCert(ctx, kube, ns, name, hosts, time.Now())
-		if err != nil {
+		r := &certRotator{
+			kube: kube, namespace: ns, name: name, hosts: hosts, configuration: o.Configuration,
+			renewBefore: cmp.Or(o.CertRenewBefore, certRenewBefore), checkEvery: cmp.Or(o.CertCheckInterval, defaultCertCheckInterval),
+			kick: make(chan struct{}, 1),
+		}
+		if o.URL != "" {
+			// The configurations are this process's to register; the rotator then keeps
+			// their CA bundle as it does for the shipped ones.
+			sc, err := ensureServingCert(ctx, kube, ns, name, hosts, time.Now(), r.renewBefore)
+			if err != nil {
+				return err
+			}
+			if err := Register(ctx, kube, o.Configuration, admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(o.URL, "/"))}, sc.CAPEM, o.NamespaceSelector); err != nil {
+				return fmt.Errorf("webhook configuration: %w", err)
+			}
+		}
+		if err := r.sync(ctx); err != nil {
 			return err
 		}
-		cert, err := sc.TLS()
-		if err != nil {
-			return fmt.Errorf("loading the serving certificate from Secret %s: %w", o.Secret, err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-		if o.URL != "" {
-			err = Register(ctx, kube, o.Configuration, admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(o.URL, "/"))}, sc.CAPEM, o.NamespaceSelector)
-		} else {
-			err = InjectCABundle(ctx, kube, o.Configuration, sc.CAPEM)
-		}
-		if err != nil {
-			return fmt.Errorf("webhook configuration: %w", err)
-		}
+		cfg.GetCertificate = r.certificate
+		go r.run(ctx)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port)))
 	if err != nil {

@@ -3,7 +3,9 @@ package admission
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -129,7 +131,7 @@ func TestEnsureServingCertSharedAndRenewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if why := first.usable(hosts, now); why != "" {
+	if why := first.usable(hosts, now, certRenewBefore); why != "" {
 		t.Fatalf("fresh certificate unusable: %s", why)
 	}
 	// A second replica reads the same certificate.
@@ -148,7 +150,55 @@ func TestEnsureServingCertSharedAndRenewed(t *testing.T) {
 	if bytes.Equal(first.CertPEM, late.CertPEM) {
 		t.Error("certificate expiring in 25 days was not renewed")
 	}
-	if why := late.usable([]string{"127.0.0.1"}, now.Add(340*24*time.Hour)); why != "does not name 127.0.0.1" {
+	if why := late.usable([]string{"127.0.0.1"}, now.Add(340*24*time.Hour), certRenewBefore); why != "does not name 127.0.0.1" {
 		t.Errorf("usable for another host: %q", why)
+	}
+}
+
+// A renewal keeps the replaced CA so that replicas still serving the old certificate stay
+// trusted; the next renewal drops it.
+func TestRenewalBundleOverlapsOneRotation(t *testing.T) {
+	ctx := context.Background()
+	kube := fake.NewClientset()
+	hosts := []string{"127.0.0.1"}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	verifies := func(certPEM, bundle []byte, at time.Time) bool {
+		b, _ := pem.Decode(certPEM)
+		leaf, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots := x509.NewCertPool()
+		roots.AppendCertsFromPEM(bundle)
+		_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+		return err == nil
+	}
+	first, err := EnsureServingCert(ctx, kube, "ns", "tls", hosts, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := now.Add(340 * 24 * time.Hour)
+	second, err := EnsureServingCert(ctx, kube, "ns", "tls", hosts, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !verifies(second.CertPEM, second.CAPEM, at) || !verifies(first.CertPEM, second.CAPEM, at) {
+		t.Error("after one renewal the bundle must trust both the renewed and the replaced certificate")
+	}
+	at2 := at.Add(340 * 24 * time.Hour)
+	third, err := EnsureServingCert(ctx, kube, "ns", "tls", hosts, at2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !verifies(third.CertPEM, third.CAPEM, at2) || !verifies(second.CertPEM, third.CAPEM, at2) {
+		t.Error("after a second renewal the bundle must trust the renewed and the replaced certificate")
+	}
+	if verifies(first.CertPEM, third.CAPEM, now) {
+		t.Error("the bundle still trusts the CA of two renewals ago")
+	}
+	// A certificate whose CA is not in ca.crt is renewed, not served.
+	third.CAPEM = first.CAPEM
+	if why := third.usable(hosts, at2, certRenewBefore); !strings.HasPrefix(why, "not signed by a CA in ca.crt") {
+		t.Errorf("usable with a foreign CA: %q", why)
 	}
 }

@@ -1,0 +1,125 @@
+package admission
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// defaultCertCheckInterval is how often a replica checks that the shared certificate is far
+// enough from expiry when nothing changed the Secret.
+const defaultCertCheckInterval = time.Hour
+
+// certRotator keeps one replica's self-managed serving certificate current with the shared
+// Secret. Any replica may renew the Secret; every replica, on seeing the change, first makes
+// the webhook configurations trust the Secret's bundle (new and replaced CA) and only then
+// serves the new certificate, so that no replica ever serves a certificate the API server
+// does not trust.
+type certRotator struct {
+	kube            kubernetes.Interface
+	namespace, name string
+	hosts           []string
+	configuration   string
+	renewBefore     time.Duration
+	checkEvery      time.Duration
+	serving         atomic.Pointer[tls.Certificate]
+	servingPEM      []byte
+	trustedCA       []byte
+	kick            chan struct{}
+}
+
+// certificate serves the current certificate to the TLS handshake.
+func (r *certRotator) certificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c := r.serving.Load(); c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("no webhook serving certificate loaded from Secret %s/%s", r.namespace, r.name)
+}
+
+// sync reads (renewing when due) the shared certificate, makes the webhook configurations
+// trust its bundle, then serves it. Called from one goroutine only.
+func (r *certRotator) sync(ctx context.Context) error {
+	sc, err := ensureServingCert(ctx, r.kube, r.namespace, r.name, r.hosts, time.Now(), r.renewBefore)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(sc.CAPEM, r.trustedCA) {
+		if err := InjectCABundle(ctx, r.kube, r.configuration, sc.CAPEM); err != nil {
+			return fmt.Errorf("webhook configuration: %w", err)
+		}
+		r.trustedCA = sc.CAPEM
+	}
+	if bytes.Equal(sc.CertPEM, r.servingPEM) {
+		return nil
+	}
+	cert, err := sc.TLS()
+	if err != nil {
+		return fmt.Errorf("loading the serving certificate from Secret %s/%s: %w", r.namespace, r.name, err)
+	}
+	first := r.servingPEM == nil
+	r.serving.Store(&cert)
+	r.servingPEM = sc.CertPEM
+	if !first {
+		klog.FromContext(ctx).Info("Serving the renewed webhook certificate", "secret", klog.KRef(r.namespace, r.name))
+	}
+	return nil
+}
+
+// run re-syncs on every change of the Secret (a renewal by any replica) and every checkEvery,
+// until ctx ends. A failed sync keeps the certificate being served and is retried.
+func (r *certRotator) run(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	selector := fields.OneTermEqualSelector("metadata.name", r.name).String()
+	secrets := r.kube.CoreV1().Secrets(r.namespace)
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = selector
+			return secrets.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = selector
+			return secrets.Watch(ctx, o)
+		},
+	}, &corev1.Secret{}, 0, cache.Indexers{})
+	kick := func(any) {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: kick, UpdateFunc: func(_, o any) { kick(o) }, DeleteFunc: kick,
+	}); err != nil {
+		logger.Error(err, "Watching the webhook certificate Secret; renewals are picked up every check interval only", "interval", r.checkEvery)
+	}
+	go informer.RunWithContext(ctx)
+	tick := time.NewTicker(r.checkEvery)
+	defer tick.Stop()
+	retry := time.NewTimer(0)
+	<-retry.C
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+		case <-tick.C:
+		case <-retry.C:
+		}
+		if err := r.sync(ctx); err != nil {
+			logger.Error(err, "Keeping the webhook certificate current; retrying", "secret", klog.KRef(r.namespace, r.name))
+			retry.Reset(5 * time.Second)
+		}
+	}
+}
