@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,13 @@ type Cluster struct {
 	// Config is an admin client configuration for the apiserver.
 	Config *rest.Config
 	procs  []*process
+	// apiserver is how kube-apiserver was started, for RestartAPIServer.
+	apiserver struct {
+		opts      Options
+		args      []string
+		readyz    string
+		tlsConfig *tls.Config
+	}
 }
 
 type process struct {
@@ -143,7 +151,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 
 	apiURL := fmt.Sprintf("https://127.0.0.1:%d", o.APIServerPort)
-	api, err := c.spawn(o, "kube-apiserver", append([]string{
+	apiArgs := append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -162,8 +170,8 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 		"--v=1",
-	}, o.APIServerArgs...)...,
-	)
+	}, o.APIServerArgs...)
+	api, err := c.spawn(o, "kube-apiserver", apiArgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +189,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err := waitHealthy(ctx, api, o.StartTimeout, apiURL+"/readyz", tlsCfg); err != nil {
 		return nil, err
 	}
+	c.apiserver.opts, c.apiserver.args, c.apiserver.readyz, c.apiserver.tlsConfig = o, apiArgs, apiURL+"/readyz", tlsCfg
 	if err := writeKubeconfig(c.Kubeconfig, apiURL, certs); err != nil {
 		return nil, err
 	}
@@ -277,6 +286,27 @@ func (c *Cluster) Stop() {
 		_ = os.Remove(p.pidFile)
 	}
 	c.procs = nil
+}
+
+// RestartAPIServer kills kube-apiserver at once (SIGKILL: no graceful drain, watches cut
+// mid-stream, as a crash or the loss of its node does), starts it again with the same flags
+// on the same port and waits until it is ready. etcd keeps the data. The log of the killed
+// process is kept as kube-apiserver.log.1. Only for a cluster this program started.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	at := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == "kube-apiserver" })
+	if at < 0 || c.apiserver.args == nil {
+		return errors.New("restarting kube-apiserver: this cluster did not start it")
+	}
+	old := c.procs[at]
+	_ = old.cmd.Process.Kill()
+	<-old.exited
+	_ = os.Rename(old.logPath(), old.logPath()+".1")
+	c.procs = slices.Delete(c.procs, at, at+1)
+	api, err := c.spawn(c.apiserver.opts, "kube-apiserver", c.apiserver.args...)
+	if err != nil {
+		return err
+	}
+	return waitHealthy(ctx, api, c.apiserver.opts.StartTimeout, c.apiserver.readyz, c.apiserver.tlsConfig)
 }
 
 // StopDetached ends the processes recorded in the PID files under dir (hack/local-up.sh down)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -12,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -118,13 +120,18 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	pending, err := pendingReservations(a.pcs)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Dropping unreadable pending reservations")
+	}
 	for _, g := range want.PodGangs {
 		cur := obs.gangs[g.Name]
 		switch {
 		case cur == nil:
-			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g, metav1.CreateOptions{}); ignoreExists(err) != nil {
+			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(g, pending[g.Name]), metav1.CreateOptions{}); ignoreExists(err) != nil {
 				return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
 			}
+			delete(pending, g.Name)
 			if err := a.afterCreate("PodGang"); err != nil {
 				return err
 			}
@@ -136,11 +143,19 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	for name := range pending {
+		if g := obs.gangs[name]; !slices.ContainsFunc(want.PodGangs, func(w *schedv1.PodGang) bool { return w.Name == name }) || (g != nil && g.DeletionTimestamp == nil) {
+			delete(pending, name) // no longer wanted, or created (by an earlier pass)
+		}
+	}
 	wantPods := map[string]bool{}
 	for _, p := range want.Pods {
 		wantPods[p.Name] = true
 		if obs.pods[p.Name] != nil {
 			continue
+		}
+		if g := obs.gangs[p.Labels[grovev1.LabelPodGang]]; g != nil && g.DeletionTimestamp != nil {
+			continue // a pod never joins a gang that is going away; its gang is created again first
 		}
 		// Pods of standalone cliques come and go as the update planner says (it bounds
 		// surge and unavailability); pods of scaling groups are created when missing.
@@ -190,7 +205,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
-	if err := a.reserve(obs, res, recreated); err != nil {
+	if err := a.reserve(obs, res); err != nil {
 		return err
 	}
 	// ReplicaRecreate: a replica is recreated with new gangs; its pods and gangs go first. A
@@ -210,12 +225,22 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 				}
 				if w := wantGangs[name]; recreated[name] && w != nil {
 					_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(w, res[name]), metav1.CreateOptions{})
-					if ignoreExists(err) != nil {
+					switch {
+					case apierrors.IsAlreadyExists(err):
+						// The old object is still terminating (it holds meanwhile): keep
+						// the reservation for the pass that creates the gang again.
+						if res[name] != "" {
+							pending[name] = res[name]
+						}
+					case err != nil:
 						return fmt.Errorf("creating PodGang %s again for the recreated replica: %w", name, err)
 					}
 				}
 			}
 		}
+	}
+	if err := a.keepPending(pending); err != nil {
+		return err
 	}
 	for name := range ro.deletes {
 		p := obs.pods[name]

@@ -68,7 +68,8 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 			metrics.UpdateSteps.WithLabelValues(strategy, strings.ToLower(string(act.Type)), strconv.FormatBool(act.Surge)).Inc()
 		}
 	}
-	if err := c.writeStatus(ctx, pcs, obs, want, ro); err != nil {
+	// a.pcs is the latest the applier knows (it may have written its annotations).
+	if err := c.writeStatus(ctx, a.pcs, obs, want, ro); err != nil {
 		return err
 	}
 	if !ro.plan.Done {

@@ -3,6 +3,7 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,17 +73,18 @@ func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]strin
 	return out, nil
 }
 
-// reserve writes the reservations onto the gangs that stay (RollingUpdate replacements);
-// gangs that are recreated (ReplicaRecreate) get theirs when they are created again.
-func (a *applier) reserve(obs *observed, res map[string]string, recreated map[string]bool) error {
+// reserve writes the reservations onto the gangs that lose members: those that stay
+// (RollingUpdate replacements) and those about to be deleted and created again
+// (ReplicaRecreate), so that the scheduler holds the capacity from now on, through the
+// deletion, until the new object carries the reservation itself.
+func (a *applier) reserve(obs *observed, res map[string]string) error {
 	names := make([]string, 0, len(res))
 	for g := range res {
 		names = append(names, g)
 	}
 	sort.Strings(names)
 	for _, g := range names {
-		cur := obs.gangs[g]
-		if cur == nil || recreated[g] {
+		if obs.gangs[g] == nil {
 			continue
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
@@ -107,4 +109,51 @@ func recreatedGang(want *schedv1.PodGang, reservation string) *schedv1.PodGang {
 		g.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: want.Namespace, Name: want.Name}
 	}
 	return g
+}
+
+// AnnotationPendingReservations, on a PodCliqueSet, keeps the reservations of recreated
+// gangs (ReplicaRecreate) that could not be created again in the pass that deleted them,
+// because the old object was still terminating (a finalizer of another controller, or a slow
+// API server): gang name to reservation. The pass that creates the gang once the old one is
+// gone takes its reservation from here, so the replacement keeps the capacity its replica
+// held even across a restart of the controller. Entries leave when their gang is created or
+// no longer wanted.
+const AnnotationPendingReservations = "phalanx.dev/pending-reservations"
+
+// pendingReservations reads AnnotationPendingReservations; an unreadable value (written by
+// hand) is reported and treated as empty, since a reservation only shortens a wait.
+func pendingReservations(pcs *grovev1.PodCliqueSet) (map[string]string, error) {
+	raw := pcs.Annotations[AnnotationPendingReservations]
+	if raw == "" {
+		return map[string]string{}, nil
+	}
+	out := map[string]string{}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return map[string]string{}, fmt.Errorf("annotation %s of PodCliqueSet %s: %w", AnnotationPendingReservations, pcs.Name, err)
+	}
+	return out, nil
+}
+
+// keepPending writes pending as AnnotationPendingReservations (removing it when empty) when
+// it differs from what the PodCliqueSet carries.
+func (a *applier) keepPending(pending map[string]string) error {
+	cur, _ := pendingReservations(a.pcs)
+	if maps.Equal(cur, pending) && (len(pending) > 0 || a.pcs.Annotations[AnnotationPendingReservations] == "") {
+		return nil
+	}
+	var value any // null removes the annotation
+	if len(pending) > 0 {
+		raw, err := json.Marshal(pending)
+		if err != nil {
+			return err
+		}
+		value = string(raw)
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnotationPendingReservations: value}}})
+	got, err := a.c.client.GroveV1alpha1().PodCliqueSets(a.pcs.Namespace).Patch(a.ctx, a.pcs.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("keeping the reservations of recreated gangs on PodCliqueSet %s: %w", a.pcs.Name, err)
+	}
+	a.pcs = got
+	return nil
 }

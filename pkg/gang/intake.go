@@ -6,13 +6,15 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// SetSpec records the gang object (add or update) and reassigns members to podgroups.
+// SetSpec records the gang object (add or update) and reassigns members to podgroups. A
+// hold left by a deleted object of the same name ends: the new object's reservation governs.
 func (s *Store) SetSpec(spec Spec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.pruneLingeringLocked()
 	e := s.entryLocked(spec.Key)
 	sp := spec
-	e.spec = &sp
+	e.spec, e.lingering = &sp, nil
 	if sp.Reservation != nil {
 		s.reserving[sp.Key] = true
 	} else {
@@ -23,18 +25,42 @@ func (s *Store) SetSpec(spec Spec) {
 	}
 }
 
-// DeleteSpec forgets the gang object. Members that still exist stay, waiting for it.
+// DeleteSpec forgets the gang object. Members that still exist stay, waiting for it. An
+// active hold stays too (see entry.lingering): the object is deleted to be created again, and
+// between the deletion and the creation no other pod may take what its replacements need.
 func (s *Store) DeleteSpec(k Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.pruneLingeringLocked()
 	e := s.gangs[k]
 	if e == nil {
 		return
 	}
+	if s.activeLocked(e, s.now()) {
+		e.lingering = e.spec.Reservation
+	} else {
+		delete(s.reserving, k)
+	}
 	e.spec, e.establishedAt, e.domain = nil, time.Time{}, ""
-	delete(s.reserving, k)
-	if len(e.members) == 0 {
+	if len(e.members) == 0 && e.lingering == nil {
 		delete(s.gangs, k)
+	}
+}
+
+// pruneLingeringLocked drops the holds of deleted gang objects whose window has closed or
+// whose replacements took the capacity back, and their entries when no member is left.
+func (s *Store) pruneLingeringLocked() {
+	now := s.now()
+	for k := range s.reserving {
+		e := s.gangs[k]
+		if e == nil || e.spec != nil || s.activeLocked(e, now) {
+			continue
+		}
+		e.lingering = nil
+		delete(s.reserving, k)
+		if len(e.members) == 0 {
+			delete(s.gangs, k)
+		}
 	}
 }
 
@@ -119,7 +145,7 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 	if !anyPlaced(e) {
 		e.establishedAt, e.domain = time.Time{}, ""
 	}
-	if len(e.members) == 0 && e.spec == nil {
+	if len(e.members) == 0 && e.spec == nil && e.lingering == nil {
 		delete(s.gangs, k)
 		delete(s.scaled, k)
 	}

@@ -174,9 +174,13 @@ func (s *Store) activeLocked(e *entry, now time.Time) bool {
 	return r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
 }
 
+// reservation is the gang object's reservation, or the hold its deleted object left.
 func (e *entry) reservation() *Reservation {
-	if e == nil || e.spec == nil {
+	switch {
+	case e == nil:
 		return nil
+	case e.spec == nil:
+		return e.lingering
 	}
 	return e.spec.Reservation
 }

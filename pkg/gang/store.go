@@ -51,6 +51,10 @@ type entry struct {
 	// lives: a gang with no such member belongs to another scheduler, whose status and events
 	// are not Phalanx's to write (DESIGN.md rule 10).
 	served bool
+	// lingering is the reservation of a gang object that was deleted while its hold was
+	// active (a recreated replica's gang, deleted to be created again): the hold stays for
+	// its window, or until the gang object is created again and its own reservation governs.
+	lingering *Reservation
 }
 
 type member struct {

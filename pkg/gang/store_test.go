@@ -441,6 +441,40 @@ func TestReservationHolds(t *testing.T) {
 	}
 }
 
+// A gang object deleted to be created again (a recreated replica) leaves its active hold in
+// place, also after its old pods are gone, until the new object arrives (its own reservation
+// governs) or the window closes; an expired hold of a deleted gang leaves nothing behind.
+func TestHoldOutlivesRecreatedGangObject(t *testing.T) {
+	s, clk := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	sp := spec("g", "w:1")
+	sp.Reservation = &Reservation{Since: clk.t, Nodes: map[string]Resources{"node-a": {GPU: 8}}}
+	s.SetSpec(sp)
+	old := pod("g", "w", 0)
+	s.UpsertPod(old)
+	s.DeleteSpec(key("g"))
+	s.DeletePod(old)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 || h[0].Gang != key("g") {
+		t.Fatalf("between the deletion and the creation of the gang object, holds on node-a = %+v; want g's", h)
+	}
+	if h := s.HoldsOn("node-a", key("g")); len(h) != 0 {
+		t.Errorf("the gang's own replacements see its lingering hold: %+v", h)
+	}
+	// Created again without a reservation: the hold ends with the new object.
+	s.SetSpec(spec("g", "w:1"))
+	if s.HasActiveHolds() {
+		t.Error("the lingering hold outlived the new gang object")
+	}
+	// A deleted gang whose hold ran out is forgotten.
+	s.SetSpec(sp)
+	s.DeleteSpec(key("g"))
+	clk.t = clk.t.Add(2*time.Minute + time.Second)
+	s.SetSpec(spec("other", "w:1")) // any write prunes
+	if s.HasActiveHolds() || s.gangs[key("g")] != nil || s.reserving[key("g")] {
+		t.Error("an expired hold of a deleted gang is still there")
+	}
+}
+
 // Rule 10: a gang is served once a member for this scheduler has been seen, and stays served
 // when its members finish or are deleted (a Finished PodGroup is still ours to report).
 func TestServed(t *testing.T) {

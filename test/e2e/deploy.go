@@ -424,6 +424,32 @@ func (l *Local) Leader(ctx context.Context, timeout time.Duration) (*Replica, er
 	return leader, nil
 }
 
+// RestartExited starts a new process for every replica that exited, as the kubelet restarts
+// a Deployment's container (a replica exits when it loses its lease, e.g. while the API
+// server is away). It returns the names of the replicas it replaced.
+func (l *Local) RestartExited() ([]string, error) {
+	l.mu.Lock()
+	var exited []*Replica
+	live := l.Replicas[:0]
+	for _, r := range l.Replicas {
+		if r.Running() {
+			live = append(live, r)
+		} else {
+			exited = append(exited, r)
+		}
+	}
+	l.Replicas = live
+	l.mu.Unlock()
+	var names []string
+	for _, r := range exited {
+		if _, err := l.Start(r.Name + "-restarted"); err != nil {
+			return names, err
+		}
+		names = append(names, r.Name)
+	}
+	return names, nil
+}
+
 // Stop kills every replica and the proxy; the logs stay in Dir when PHALANX_E2E_KEEP is set.
 func (l *Local) Stop() {
 	l.mu.Lock()

@@ -315,6 +315,166 @@ func TestLeaderKilledMidUpdate(t *testing.T) {
 	}
 }
 
+// The API server is killed (SIGKILL) and started again in the middle of an update: every
+// watch is cut and every client sees connection errors for the seconds it takes to come
+// back. Replicas that lost their lease meanwhile are restarted as the kubelet would. The
+// update completes with every pod at its index, none duplicated and none lost.
+func TestAPIServerRestartedMidUpdate(t *testing.T) {
+	env := framework.Shared(t)
+	if env.External || local == nil {
+		t.Skip("restarts the local control plane's API server")
+	}
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("apirestart", 12))
+	create(t, env, framework.GroupSet(ns, "ar", 3, 1, 1, 0))
+	env.WaitAvailable(t, ns, "ar", 1, 9)
+	twins := &noTwins{}
+	stop := env.WatchPods(t, ns, "ar", twins.observe)
+	env.SetImage(t, ns, "ar", "registry.example.com/llm/prefill:v2")
+	framework.Eventually(t, framework.UpdateTimeout, "the update under way", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, "ar")
+		for _, p := range pods {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	start := time.Now()
+	if err := env.Cluster.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver killed and ready again in %s", time.Since(start).Round(10*time.Millisecond))
+	framework.Eventually(t, 2*time.Minute, "a replica holds the lease", func(ctx context.Context) (bool, error) {
+		restarted, err := local.RestartExited()
+		if len(restarted) > 0 {
+			t.Logf("replicas that exited while the API server was away, restarted: %v", restarted)
+		}
+		if err != nil {
+			return false, err
+		}
+		_, err = local.Leader(ctx, 2*time.Second)
+		return err == nil, nil
+	})
+	env.WaitUpdated(t, ns, "ar", "registry.example.com/llm/prefill:v2", 9)
+	stop()
+	twins.check(t)
+	pods, err := env.ListPods(ctx, ns, "ar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods) != 9 {
+		t.Errorf("%d pods after the update, want 9", len(pods))
+	}
+	for _, c := range []string{"ar-0-sg-0-leader", "ar-0-sg-1-leader", "ar-0-sg-2-leader", "ar-0-sg-0-worker", "ar-0-sg-1-worker", "ar-0-sg-2-worker"} {
+		want := "[0]"
+		if strings.HasSuffix(c, "worker") {
+			want = "[0 1]"
+		}
+		if got := framework.IndicesOf(pods, c); fmt.Sprint(got) != want {
+			t.Errorf("%s indices %v, want %s", c, got, want)
+		}
+	}
+}
+
+// The leader is killed while gangs are half-permitted: some members wait in Permit (assumed
+// on nodes only in the dying process's cache), some may be bound, others not yet placed. The
+// other replica takes the lease and settles every gang: all members bound (the capacity is
+// there), none left partially bound, no node given more GPUs than it has.
+func TestLeaderKilledWhileGangHalfPermitted(t *testing.T) {
+	if local == nil {
+		t.Skip("watches the local leader's metrics to kill it at the right moment")
+	}
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("halfpermit", 24))
+	leader, err := local.Leader(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := func() float64 {
+		body, err := leader.Get(ctx, "/metrics")
+		if err != nil {
+			return -1
+		}
+		return metricValue(body, `phalanx_permit_waits_total{kind="PodGang"}`)
+	}
+	before := waits()
+	gangs := []framework.Gang{}
+	for _, name := range []string{"ha", "hb", "hc"} {
+		gangs = append(gangs, framework.Gang{Namespace: ns, Name: name, Groups: []framework.Group{{Name: "w", Pods: 8, MinReplicas: 8, GPUs: 8}}})
+	}
+	for _, g := range gangs {
+		env.CreateGang(t, g)
+	}
+	// Kill at the first member held in Permit: the counter moves inside Permit, so the
+	// metrics are read back to back (no interval) to catch the moment.
+	deadline := time.Now().Add(time.Minute)
+	for waits() <= before {
+		if time.Now().After(deadline) {
+			t.Fatal("no member was held in Permit within a minute")
+		}
+	}
+	leader.Kill()
+	var atKill []string
+	for _, g := range gangs {
+		atKill = append(atKill, fmt.Sprintf("%s %d/8 bound", g.Name, boundOf(ctx, env, ns, g.Name)))
+	}
+	t.Logf("killed the leader %s with a member held in Permit; at the kill: %s", leader.Name, strings.Join(atKill, ", "))
+	defer func() {
+		if _, err := local.Start(leader.Name + "-again"); err != nil {
+			t.Errorf("restarting a replica: %v", err)
+		}
+	}()
+	framework.Eventually(t, framework.UpdateTimeout, "every gang bound whole by the new leader", func(ctx context.Context) (bool, error) {
+		for _, g := range gangs {
+			if boundOf(ctx, env, ns, g.Name) != 8 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode := map[string]int{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			perNode[p.Spec.NodeName]++
+		}
+	}
+	for node, n := range perNode {
+		if n > 1 {
+			t.Errorf("node %s got %d whole-node (8-GPU) pods", node, n)
+		}
+	}
+}
+
+func boundOf(ctx context.Context, env *framework.Env, ns, gang string) int {
+	pods, err := env.GangPods(ctx, ns, gang)
+	if err != nil {
+		return -1
+	}
+	return framework.CountBound(pods)
+}
+
+// metricValue is the value of the sample named exactly series (name and labels) in a
+// Prometheus text exposition, 0 when absent.
+func metricValue(body, series string) float64 {
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err == nil {
+				return f
+			}
+		}
+	}
+	return 0
+}
+
 // A node is removed in the middle of an update, under a pod that was already updated: the pod
 // garbage collector of kube-controller-manager removes the orphaned pod (after its 40 s
 // quarantine), the controller replaces it within the update's budget, and the update

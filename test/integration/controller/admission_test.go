@@ -384,6 +384,98 @@ func TestReplacementReservation(t *testing.T) {
 	})
 }
 
+// A recreated replica's old gang that is still terminating (another controller's finalizer)
+// when the controller creates it again: the reservation is neither lost nor given to the
+// competitor. It holds on the terminating gang, waits in the PodCliqueSet's
+// phalanx.dev/pending-reservations annotation, and lands on the new gang once the old one is
+// gone; no pod joins the terminating gang.
+func TestReservationSurvivesTerminatingGang(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("term", 2))
+	env.StartPhalanx(t, framework.Phalanx{Controller: true})
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, recreateSet(ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "rr", 1, 2)
+	const finalizer = "test.phalanx.dev/slow-cleanup"
+	gangs := env.Phalanx.SchedulerV1alpha1().PodGangs(ns)
+	if _, err := gangs.Patch(ctx, "rr-0", types.MergePatchType, []byte(`{"metadata":{"finalizers":["`+finalizer+`"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := gangs.Get(ctx, "rr-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.CreateGang(t, competitor(ns))
+	framework.Eventually(t, wait, "the competitor waits for capacity", func(ctx context.Context) (bool, error) {
+		g, err := gangs.Get(ctx, "other", metav1.GetOptions{})
+		return err == nil && meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionUnschedulable), err
+	})
+	env.SetImage(t, ns, "rr", "registry.example.com/llm/worker:v2")
+
+	// The old gang is terminating, its pods are gone, and the reservation is kept.
+	framework.Eventually(t, wait, "old pods gone, reservation pending on the PodCliqueSet", func(ctx context.Context) (bool, error) {
+		live, err := env.ListPods(ctx, ns, "rr")
+		if err != nil {
+			return false, err
+		}
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "rr", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		g, err := gangs.Get(ctx, "rr-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" {
+				return false, framework.Terminal(fmt.Errorf("pod %s of the new revision joined the terminating gang", p.Name))
+			}
+		}
+		return len(live) == 0 && g.DeletionTimestamp != nil && g.Annotations[schedv1.AnnotationReservation] != "" &&
+			strings.Contains(pcs.Annotations["phalanx.dev/pending-reservations"], `"rr-0"`), nil
+	})
+	if n := boundPods(ctx, env, ns, "other"); n != 0 {
+		t.Errorf("the competitor bound %d pods on the GPUs held for the recreated replica", n)
+	}
+	// The other controller finishes; the gang is created again with the reservation.
+	if _, err := gangs.Patch(ctx, "rr-0", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "the recreated replica Running", func(ctx context.Context) (bool, error) {
+		live, err := env.ListPods(ctx, ns, "rr")
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && p.Spec.NodeName != "" {
+				n++
+			}
+		}
+		return n == 2, nil
+	})
+	g, err := gangs.Get(ctx, "rr-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.UID == old.UID {
+		t.Fatal("the gang was not recreated")
+	}
+	if g.Annotations[schedv1.AnnotationReservation] == "" || g.Spec.ReuseReservationRef == nil {
+		t.Errorf("recreated gang without its reservation: annotations %v, reuseReservationRef %v", g.Annotations, g.Spec.ReuseReservationRef)
+	}
+	if n := boundPods(ctx, env, ns, "other"); n != 0 {
+		t.Errorf("the competitor bound %d pods on the GPUs held for the recreated replica", n)
+	}
+	framework.Eventually(t, wait, "the pending reservation removed from the PodCliqueSet", func(ctx context.Context) (bool, error) {
+		pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "rr", metav1.GetOptions{})
+		return err == nil && pcs.Annotations["phalanx.dev/pending-reservations"] == "", err
+	})
+}
+
 // The metrics of docs/metrics.md move as the scheduler and the controller work: gang
 // placement time, Permit waits, surge admissions, update steps and duration, reservations.
 func TestMetrics(t *testing.T) {
