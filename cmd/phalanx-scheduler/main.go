@@ -41,6 +41,10 @@ func main() {
 		fmt.Println(version.String("phalanx-scheduler"))
 		os.Exit(0)
 	}
+	if flagValue(args, "config") != nil && flagValue(args, "scheduler-names") != nil {
+		fmt.Fprintln(os.Stderr, "phalanx-scheduler: --scheduler-names applies to the built-in configuration; with --config, give each name its own profile in that file (docs/operations.md)")
+		os.Exit(1)
+	}
 	if flagValue(args, "config") == nil && flagValue(args, "help") == nil && flagValue(args, "h") == nil {
 		path, err := writeDefaultConfig(args)
 		if err != nil {
@@ -91,8 +95,8 @@ func newCommand() *cobra.Command {
 base-versus-scaled gating, and the PodCliqueSet controller, which runs only while this process
 holds the scheduler's leader lease. Pods opt in with schedulerName: phalanx-scheduler.
 
-Without --config it runs a built-in configuration with one profile named phalanx-scheduler;
---kubeconfig and --leader-elect apply to it.`,
+Without --config it runs a built-in configuration with one profile named phalanx-scheduler
+(--scheduler-names adds others); --kubeconfig and --leader-elect apply to it.`,
 		PersistentPreRunE: func(*cobra.Command, []string) error { return opts.ComponentGlobalsRegistry.Set() },
 		RunE:              func(cmd *cobra.Command, _ []string) error { return run(cmd, opts) },
 		Args:              cobra.NoArgs,
@@ -101,6 +105,7 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	pfs := nfs.FlagSet("phalanx")
+	pfs.StringSlice("scheduler-names", []string{scheduler.SchedulerName}, "built-in configuration only: the spec.schedulerName values Phalanx serves, one identical profile each (e.g. phalanx-scheduler,lpx-scheduler to stand in for Grove's lpx backend)")
 	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
 	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
 	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
@@ -169,6 +174,9 @@ func writeDefaultConfig(args []string) (string, error) {
 	}
 	if v := flagValue(args, "leader-elect"); v != nil {
 		o.LeaderElect = *v == "" || *v == "true"
+	}
+	if v := flagValue(args, "scheduler-names"); v != nil {
+		o.SchedulerNames = strings.Split(*v, ",")
 	}
 	raw, err := scheduler.DefaultConfig(o)
 	if err != nil {

@@ -59,7 +59,7 @@ func Default(pcs *grovev1.PodCliqueSet) {
 		}
 	}
 	switch us.Type {
-	case grovev1.RollingUpdateStrategyType:
+	case grovev1.RollingUpdateStrategyType, grovev1.RollingRecreateStrategyType:
 		for i := range spec.Template.Cliques {
 			c := &spec.Template.Cliques[i]
 			if !inGroup[c.Name] {

@@ -128,7 +128,7 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		}, want: []string{`spec.template.cliques[2].updateStrategy: Forbidden: clique "prefill-worker" belongs to scaling group "prefill", whose replicas are updated as a whole; set updateStrategy on the scaling group`}},
 		{name: "unknown strategy type", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: "Recreate"}
-		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "ReplicaRecreate"`}},
+		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate"`}},
 		{name: "progress deadline zero", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{ProgressDeadlineSeconds: ptr.To[int32](0)}
 		}, want: []string{`spec.updateStrategy.progressDeadlineSeconds: Invalid value: 0: must be at least 1`}},
@@ -265,6 +265,25 @@ func TestValidatePodCliqueSetUpdate(t *testing.T) {
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// Grove's default strategy name is accepted unchanged and defaulted as RollingUpdate is.
+func TestRollingRecreateIsGrovesRollingUpdate(t *testing.T) {
+	p := example()
+	p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.RollingRecreateStrategyType}
+	Default(p)
+	if errs := ValidatePodCliqueSet(p); len(errs) > 0 {
+		t.Fatalf("RollingRecreate refused: %v", errs)
+	}
+	if p.Spec.UpdateStrategy.Type != grovev1.RollingRecreateStrategyType {
+		t.Errorf("type rewritten to %q", p.Spec.UpdateStrategy.Type)
+	}
+	r := example()
+	Default(r)
+	r.Spec.UpdateStrategy.Type = grovev1.RollingRecreateStrategyType
+	if !equalJSON(t, p, r) {
+		t.Error("RollingRecreate is not defaulted as RollingUpdate is")
 	}
 }
 

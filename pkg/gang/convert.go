@@ -76,6 +76,8 @@ func ScheduledCondition(st Status, generation int64) metav1.Condition {
 		if !st.EstablishedAt.IsZero() {
 			c.LastTransitionTime = metav1.NewTime(st.EstablishedAt)
 		}
+	case st.Wait.Reason != "":
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, st.Wait.Reason, st.Wait.Message
 	default:
 		c.Status, c.Reason = metav1.ConditionFalse, "WaitingForQuorum"
 		c.Message = "the gang is placed all-or-nothing and has not reached its quorum"

@@ -129,3 +129,22 @@ func (s *Store) SortKey(pod *v1.Pod) (created time.Time, name string, index int,
 	s.mu.RUnlock()
 	return created, k.Name, MemberIndex(pod), true
 }
+
+// GroupName is the name of the podgroup the member belongs to ("" when none), for messages
+// that must stay the same whichever member of the group they are about.
+func (s *Store) GroupName(pod *v1.Pod) string {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return ""
+	}
+	if i := groupOf(e.spec, pod); i >= 0 {
+		return e.spec.PodGroups[i].Name
+	}
+	return ""
+}

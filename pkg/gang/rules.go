@@ -100,12 +100,34 @@ func (s *Store) QuorumProgress(k Key) string {
 // what the store holds; the caller records the pod first (gangplugin's feed), so that the
 // decision never depends on the order of informer handlers.
 func (s *Store) Admissible(pod *v1.Pod) (bool, Wait) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.admissibleLocked(pod)
+}
+
+// Gate is Admissible for PreEnqueue: a pod that is not admitted has its gang's wait recorded
+// in the same critical section as the decision, so that an outcome recorded meanwhile by
+// another member's cycle (a failed attempt) is never overwritten by this older decision.
+// changed reports whether the gang's wait changed.
+func (s *Store) Gate(pod *v1.Pod) (admitted bool, w Wait, changed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	admitted, w = s.admissibleLocked(pod)
+	if admitted {
+		return true, w, false
+	}
+	k, _ := s.membership.KeyOf(pod)
+	if e := s.gangs[k]; e != nil && e.wait != w {
+		e.wait, changed = w, true
+	}
+	return false, w, changed
+}
+
+func (s *Store) admissibleLocked(pod *v1.Pod) (bool, Wait) {
 	k, ok := s.membership.KeyOf(pod)
 	if !ok {
 		return true, Wait{}
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	e := s.gangs[k]
 	if e == nil || e.spec == nil {
 		return false, Wait{ReasonGangNotFound, fmt.Sprintf("waiting for %s to be created", k)}

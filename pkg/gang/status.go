@@ -46,23 +46,31 @@ func (s *Store) Status(k Key) Status {
 		}
 	}
 	st.Nodes = len(nodes)
-	st.Phase = PhasePending
-	if st.Established {
-		st.Phase = PhaseRunning
-		for i, pg := range e.spec.PodGroups {
-			var running int32
-			for _, m := range e.members {
-				if m.Group == i && !m.Surge && m.State == Bound && m.Running {
-					running++
-				}
-			}
-			if running < pg.MinReplicas {
-				st.Phase = PhaseStarting
-				break
-			}
-		}
-	}
+	st.Phase = phaseLocked(e)
 	return st
+}
+
+// phaseLocked is Grove's phase of a gang: Pending while no member is bound, Running when every
+// member (surge members aside) is bound and Running and every podgroup has its minReplicas,
+// Starting in between.
+func phaseLocked(e *entry) Phase {
+	bound, all := 0, true
+	for _, m := range e.members {
+		if m.Surge {
+			continue
+		}
+		if m.State == Bound {
+			bound++
+		}
+		all = all && m.State == Bound && m.Running
+	}
+	switch {
+	case bound == 0:
+		return PhasePending
+	case !all || !establishedLocked(e):
+		return PhaseStarting
+	}
+	return PhaseRunning
 }
 
 // WaitingByReason counts, by kind and reason, the gangs that are not established and wait

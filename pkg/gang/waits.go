@@ -68,3 +68,37 @@ func (s *Store) SetWait(k Key, w Wait) bool {
 	e.wait = w
 	return true
 }
+
+// failedAttempt reports whether reason records a failed placement attempt rather than
+// progress or a missing prerequisite.
+func failedAttempt(reason string) bool {
+	switch reason {
+	case ReasonMemberUnschedulable, ReasonPermitTimeout, ReasonInsufficient, ReasonNoTopologyDomain:
+		return true
+	}
+	return false
+}
+
+// NeedsAttention reports whether a gang waiting for reason deserves a Warning event: a failed
+// placement attempt, or a member that belongs to no podgroup. Waits that are part of the
+// normal sequence (members still being created or gated, a base gang not yet placed, a surge
+// member before its gang is established) are in the status only: an operator that creates
+// every pod gated (Grove) would otherwise draw a Warning for every gang.
+func NeedsAttention(reason string) bool {
+	return failedAttempt(reason) || reason == ReasonNotInPodGroup
+}
+
+// SetProgress records w, a wait that only reports progress (members placed and waiting for
+// the quorum), unless the gang's wait records a failed attempt: that stays until the gang is
+// placed or fails for another cause, so that a retry that gets part of the way before it fails
+// again does not rewrite the status twice per cycle. It returns true when the wait changed.
+func (s *Store) SetProgress(k Key, w Wait) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil || e.wait == w || failedAttempt(e.wait.Reason) {
+		return false
+	}
+	e.wait = w
+	return true
+}

@@ -2,10 +2,13 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
@@ -25,6 +28,31 @@ type ConfigOptions struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ReservationHold, when > 0, overrides the PodGang plugin's reservationHoldSeconds.
 	ReservationHold time.Duration
+	// SchedulerNames are the names pods select Phalanx with (spec.schedulerName): one profile
+	// each, all the same Phalanx profile. Empty means [SchedulerName]. Another name lets
+	// Phalanx serve pods that an operator stamps with its own scheduler's name (Grove's
+	// lpx-scheduler backend, see docs/operations.md).
+	SchedulerNames []string
+}
+
+// ValidateSchedulerNames reports what is wrong with names for --scheduler-names: each must be
+// a DNS subdomain (it is written into spec.schedulerName), unique, and not default-scheduler
+// (kube-scheduler's own profile, which Phalanx must never take over).
+func ValidateSchedulerNames(names []string) error {
+	seen := map[string]bool{}
+	for i, n := range names {
+		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+			return fmt.Errorf("--scheduler-names[%d] %q: %s", i, n, strings.Join(errs, "; "))
+		}
+		if n == corev1.DefaultSchedulerName {
+			return fmt.Errorf("--scheduler-names[%d] %q: the default scheduler's pods are not Phalanx's to schedule", i, n)
+		}
+		if seen[n] {
+			return fmt.Errorf("--scheduler-names[%d] %q: listed twice", i, n)
+		}
+		seen[n] = true
+	}
+	return nil
 }
 
 // DefaultConfig renders the KubeSchedulerConfiguration that phalanx-scheduler runs when it is
@@ -38,7 +66,18 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 			ResourceName:      SchedulerName,
 			ResourceNamespace: metav1.NamespaceSystem,
 		},
-		Profiles: []configv1.KubeSchedulerProfile{Profile()},
+	}
+	names := o.SchedulerNames
+	if len(names) == 0 {
+		names = []string{SchedulerName}
+	}
+	if err := ValidateSchedulerNames(names); err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		p := Profile()
+		p.SchedulerName = ptr.To(name)
+		cfg.Profiles = append(cfg.Profiles, p)
 	}
 	if o.LeaseDuration > 0 {
 		cfg.LeaderElection.LeaseDuration = metav1.Duration{Duration: o.LeaseDuration}
@@ -46,9 +85,11 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 		cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: o.RetryPeriod}
 	}
 	if o.ReservationHold > 0 {
-		cfg.Profiles[0].PluginConfig = append(cfg.Profiles[0].PluginConfig, configv1.PluginConfig{Name: "PodGang", Args: runtime.RawExtension{
-			Raw: []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"PodGangArgs","reservationHoldSeconds":%d}`, configv1.SchemeGroupVersion.String(), int64(o.ReservationHold/time.Second))),
-		}})
+		for i := range cfg.Profiles {
+			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: "PodGang", Args: runtime.RawExtension{
+				Raw: []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"PodGangArgs","reservationHoldSeconds":%d}`, configv1.SchemeGroupVersion.String(), int64(o.ReservationHold/time.Second))),
+			}})
+		}
 	}
 	cfg.ClientConnection.Kubeconfig = o.Kubeconfig
 	out, err := yaml.Marshal(&cfg)

@@ -3,9 +3,13 @@ package scheduler
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"sigs.k8s.io/yaml"
 
@@ -90,5 +94,34 @@ func TestDeployedConfigLoads(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d Phalanx plugin args decoded, want 2", found)
+	}
+}
+
+// --scheduler-names: one identical Phalanx profile per name, refused with the flag's name and
+// the reason for a name that is not a DNS subdomain, is default-scheduler, or is repeated.
+func TestDefaultConfigSchedulerNames(t *testing.T) {
+	raw, err := DefaultConfig(ConfigOptions{SchedulerNames: []string{"phalanx-scheduler", "lpx-scheduler"}, ReservationHold: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg configv1.KubeSchedulerConfiguration
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Profiles) != 2 || *cfg.Profiles[0].SchedulerName != "phalanx-scheduler" || *cfg.Profiles[1].SchedulerName != "lpx-scheduler" {
+		t.Fatalf("profiles %+v", cfg.Profiles)
+	}
+	if !reflect.DeepEqual(cfg.Profiles[0].Plugins, cfg.Profiles[1].Plugins) || !reflect.DeepEqual(cfg.Profiles[0].PluginConfig, cfg.Profiles[1].PluginConfig) {
+		t.Error("the profiles differ beyond their names")
+	}
+	for names, want := range map[string]string{
+		"a,Bad_Name":                          `--scheduler-names[1] "Bad_Name": a lowercase RFC 1123 subdomain`,
+		"phalanx-scheduler,default-scheduler": `--scheduler-names[1] "default-scheduler": the default scheduler's pods are not Phalanx's to schedule`,
+		"x,x":                                 `--scheduler-names[1] "x": listed twice`,
+	} {
+		_, err := DefaultConfig(ConfigOptions{SchedulerNames: strings.Split(names, ",")})
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", names, err, want)
+		}
 	}
 }

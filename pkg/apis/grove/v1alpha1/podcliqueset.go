@@ -59,7 +59,7 @@ type PodCliqueSetSpec struct {
 }
 
 // UpdateStrategyType is the kind of update of a PodCliqueSet.
-// +kubebuilder:validation:Enum=RollingUpdate;ReplicaRecreate
+// +kubebuilder:validation:Enum=RollingUpdate;RollingRecreate;ReplicaRecreate
 type UpdateStrategyType string
 
 const (
@@ -69,7 +69,19 @@ const (
 	// ReplicaRecreateStrategyType deletes and recreates whole PCS replicas (for versions that
 	// cannot run beside each other), with PCS-level maxUnavailable and maxSurge.
 	ReplicaRecreateStrategyType UpdateStrategyType = "ReplicaRecreate"
+	// RollingRecreateStrategyType is Grove's name (and default) for the same update as
+	// RollingUpdate under its default budgets: PCS replicas one at a time, pods of standalone
+	// cliques and scaling-group replicas deleted and recreated one at a time (maxUnavailable 1,
+	// maxSurge 0, which the webhook sets where no budget is given). Accepted so that a
+	// PodCliqueSet written for Grove means the same here; it is kept as written.
+	RollingRecreateStrategyType UpdateStrategyType = "RollingRecreate"
 )
+
+// Rolling reports whether t updates replica by replica with component budgets (RollingUpdate,
+// its Grove name RollingRecreate, or unset).
+func (t UpdateStrategyType) Rolling() bool {
+	return t == "" || t == RollingUpdateStrategyType || t == RollingRecreateStrategyType
+}
 
 // DefaultProgressDeadlineSeconds is the progress deadline when none is given.
 const DefaultProgressDeadlineSeconds int32 = 600

@@ -12,7 +12,7 @@ import (
 // +kubebuilder:resource:shortName={pg}
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
-// +kubebuilder:printcolumn:name="Waiting",type=string,JSONPath=`.status.conditions[?(@.type=="Unschedulable")].reason`
+// +kubebuilder:printcolumn:name="Waiting",type=string,JSONPath=`.status.conditions[?(@.type=="phalanx.dev/Unschedulable")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // PodGang is a group of pods that is scheduled all-or-nothing: each of its podgroups must get
@@ -115,23 +115,34 @@ type NamespacedName struct {
 type PodGangPhase string
 
 const (
-	// PodGangPending: the gang is waiting to be placed.
+	// PodGangPending: no member is bound yet (Grove writes it too, with Initialized).
 	PodGangPending PodGangPhase = "Pending"
-	// PodGangStarting: the quorum is bound and pods are starting.
+	// PodGangStarting: binding has started; not every member is bound and Running yet.
 	PodGangStarting PodGangPhase = "Starting"
-	// PodGangRunning: every podgroup has at least minReplicas Running pods.
+	// PodGangRunning: every member of the gang is bound and Running (Grove's meaning).
 	PodGangRunning PodGangPhase = "Running"
 )
 
-// Condition types of a PodGang.
+// Condition types of a PodGang. Phalanx writes ConditionScheduled and ConditionUnschedulable
+// and no other: Initialized, Ready, Unhealthy and DisruptionTarget are the operator's (Grove's)
+// and are kept as they are by every write of Phalanx.
 const (
-	// ConditionScheduled is True once the quorum of the gang has been bound. Its
-	// lastTransitionTime marks when the gang became established.
+	// ConditionScheduled is True once the quorum of the gang has been bound; its
+	// lastTransitionTime marks when the gang became established. While False, its reason and
+	// message say what the gang waits for.
 	ConditionScheduled = "Scheduled"
-	// ConditionUnschedulable is True while the gang waits; its reason says for what.
-	ConditionUnschedulable = "Unschedulable"
-	// ConditionReady is True while every podgroup has minReplicas Ready pods.
+	// ConditionUnschedulable is True while members of the gang wait (also members above the
+	// quorum of an established gang); its reason says for what. Phalanx's own type, outside
+	// Grove's vocabulary, hence the prefix (before v0.3 it was written as "Unschedulable").
+	ConditionUnschedulable = "phalanx.dev/Unschedulable"
+	// LegacyConditionUnschedulable is the type older Phalanx versions wrote; Phalanx removes it.
+	LegacyConditionUnschedulable = "Unschedulable"
+	// ConditionReady is True while every podgroup has minReplicas Ready pods (written by the
+	// operator).
 	ConditionReady = "Ready"
+	// ConditionInitialized is True once the operator has created every pod and listed it in
+	// podReferences (Grove's; Phalanx never writes it).
+	ConditionInitialized = "Initialized"
 )
 
 // PodGangStatus is written by the scheduler.
@@ -139,7 +150,8 @@ type PodGangStatus struct {
 	// Phase is Pending, Starting or Running.
 	// +optional
 	Phase PodGangPhase `json:"phase,omitempty"`
-	// Conditions: Scheduled, Unschedulable, Ready.
+	// Conditions: Scheduled and phalanx.dev/Unschedulable (Phalanx); Initialized, Ready,
+	// Unhealthy, DisruptionTarget (the operator).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

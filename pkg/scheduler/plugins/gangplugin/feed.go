@@ -115,6 +115,23 @@ func (p *Adapter) setWait(k gang.Key, w gang.Wait) {
 	}
 }
 
+// gate is PreEnqueue's admission of a member of gang k: the decision and the wait it records
+// are one store write (gang.Store.Gate).
+func (p *Adapter) gate(k gang.Key, pod *v1.Pod) (bool, gang.Wait) {
+	admitted, w, changed := p.store.Gate(pod)
+	if changed {
+		p.status.Enqueue(k)
+	}
+	return admitted, w
+}
+
+// setProgress records a progress wait (see gang.Store.SetProgress).
+func (p *Adapter) setProgress(k gang.Key, w gang.Wait) {
+	if p.store.SetProgress(k, w) {
+		p.status.Enqueue(k)
+	}
+}
+
 // recordSpec records a gang object (informer, and the gang QueueingHint, which sees the
 // change before the informer handler may have run).
 func (p *Adapter) recordSpec(spec gang.Spec) { p.store.SetSpec(spec) }

@@ -2,6 +2,7 @@ package gangplugin
 
 import (
 	"context"
+	"reflect"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -22,12 +23,17 @@ func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint,
 
 // hintGang wakes the pods of the changed gang and the pods of gangs based on it. The store is
 // updated first, so that PreEnqueue sees the change whatever order informer handlers run in.
-func (p *Adapter) hintGang(logger klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+func (p *Adapter) hintGang(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	spec, ok := p.opts.ToSpec(newObj)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
 	p.recordSpec(spec)
+	if old, ok := p.opts.ToSpec(oldObj); ok && reflect.DeepEqual(old, spec) {
+		// Nothing the rules read changed (a status write, of Phalanx's or the operator's):
+		// waking the gang would only repeat the cycle that put it back.
+		return fwk.QueueSkip, nil
+	}
 	if k, ok := p.keyOf(pod); ok && k == spec.Key {
 		return fwk.Queue, nil
 	}
@@ -45,7 +51,12 @@ func (p *Adapter) hintPod(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		if other, _ = oldObj.(*v1.Pod); other == nil {
 			return fwk.QueueSkip, nil
 		}
-		p.forgetPod(other)
+		// The scheduler also sends a delete when it forgets an assumed pod (a member
+		// rejected in Permit or Unreserve): that pod still exists and stays a member. Only a
+		// pod the API server no longer has leaves the store here.
+		if !p.podExists(other) {
+			p.forgetPod(other)
+		}
 	} else if p.ours(other) {
 		p.recordPod(other)
 	}
@@ -62,4 +73,14 @@ func (p *Adapter) hintPod(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 
 func hintCapacity(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {
 	return fwk.Queue, nil
+}
+
+// podExists reports whether the scheduler's informer still has pod (same UID, not
+// terminating).
+func (p *Adapter) podExists(pod *v1.Pod) bool {
+	if p.handle == nil {
+		return false
+	}
+	live, err := p.handle.SharedInformerFactory().Core().V1().Pods().Lister().Pods(pod.Namespace).Get(pod.Name)
+	return err == nil && live.UID == pod.UID && live.DeletionTimestamp == nil
 }

@@ -22,12 +22,10 @@ func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		return nil
 	}
 	p.recordPod(pod) // the queue's copy may be newer than the informer's
-	admitted, wait := p.store.Admissible(pod)
-	if admitted {
-		return nil
+	if admitted, wait := p.gate(k, pod); !admitted {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, wait.Message)
 	}
-	p.setWait(k, wait)
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, wait.Message)
+	return nil
 }
 
 // PreFilter rejects members of a gang in back-off, and a gang whose members still to be
@@ -107,7 +105,9 @@ func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		p.rejectWaiting(k, "the gang does not fit as a whole")
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s does not fit as a whole", k))
 	}
-	msg := fmt.Sprintf("member %s fits no node (see its FailedScheduling event); the gang is released and retried as a whole", pod.Name)
+	// The message names the podgroup, not the member: each cycle may try another member,
+	// and a message that changed every cycle would be a new status write and event each time.
+	msg := fmt.Sprintf("a member of podgroup %s fits no node (see the FailedScheduling events of its pods); the gang is released and retried as a whole", p.store.GroupName(pod))
 	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg)
 	return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))
 }
@@ -131,9 +131,12 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
 		return
 	}
+	if left, _ := p.store.Backoff(k); left > 0 {
+		return // released as a whole already (a sibling failed): this is that release
+	}
 	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
 	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,
-		fmt.Sprintf("member %s was released before the gang reached its quorum (%s); the gang is retried as a whole", pod.Name, p.store.QuorumProgress(k)))
+		fmt.Sprintf("a member of podgroup %s was released before the gang reached its quorum; the gang is retried as a whole", p.store.GroupName(pod)))
 }
 
 // Permit holds a member until its gang's quorum (bound + assumed non-surge members in every
@@ -167,7 +170,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 	if spec, ok := p.store.Spec(k); ok && spec.ScheduleTimeout > 0 {
 		timeout = spec.ScheduleTimeout
 	}
-	p.setWait(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
+	p.setProgress(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
 		Message: fmt.Sprintf("placed members wait for the quorum: %s", p.store.QuorumProgress(k))})
 	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout

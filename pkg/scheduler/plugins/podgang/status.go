@@ -2,14 +2,14 @@ package podgang
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -19,18 +19,40 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
-// statusWriter writes PodGang status (phase, Scheduled and Unschedulable conditions) and
-// events from the gang store, off the scheduling path: hooks only enqueue the gang's key.
+// statusWriter writes the part of PodGang status that is Phalanx's (phase and the Scheduled
+// and phalanx.dev/Unschedulable conditions) and events, from the gang store, off the
+// scheduling path: hooks only enqueue the gang's key. Every other condition (Grove's
+// Initialized, Ready, Unhealthy, DisruptionTarget) is kept as the API server has it: a write
+// starts from the live status and carries its resourceVersion, so a concurrent write by the
+// operator is never overwritten (a conflict re-reads and tries again).
 type statusWriter struct {
 	client   versioned.Interface
 	lister   schedlisters.PodGangLister
 	store    *gang.Store
 	recorder events.EventRecorder
 	*gangplugin.StatusQueue
+
+	mu sync.Mutex
+	// warned is, per gang, the last Warning event written: the same reason is repeated at
+	// most once per warnEvery, however often the message changes.
+	warned map[gang.Key]warning
+	now    func() time.Time
 }
 
+type warning struct {
+	reason string
+	at     time.Time
+}
+
+// warnEvery is how often the same Warning reason may be recorded again for one gang.
+const warnEvery = time.Minute
+
+// conflictRetries bounds the re-reads after a conflict within one sync (then the queue's
+// back-off takes over).
+const conflictRetries = 3
+
 func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder}
+	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warned: map[gang.Key]warning{}, now: time.Now}
 	w.StatusQueue = gangplugin.NewStatusQueue("podgang-status", gang.KindPodGang, w.sync)
 	return w
 }
@@ -45,10 +67,22 @@ func (w *statusWriter) Established(k gang.Key) {
 		fmt.Sprintf("Quorum bound: %d pods on %d nodes", st.Bound, st.Nodes))
 }
 
+// desiredStatus is live with Phalanx's part set from st: the phase, Scheduled and
+// phalanx.dev/Unschedulable (and the type older versions wrote removed). Nothing else changes.
+func desiredStatus(live *schedv1.PodGangStatus, st gang.Status, generation int64) *schedv1.PodGangStatus {
+	out := live.DeepCopy()
+	out.Phase = schedv1.PodGangPhase(st.Phase)
+	meta.SetStatusCondition(&out.Conditions, gang.ScheduledCondition(st, generation))
+	meta.SetStatusCondition(&out.Conditions, gang.UnschedulableCondition(st, generation))
+	meta.RemoveStatusCondition(&out.Conditions, schedv1.LegacyConditionUnschedulable)
+	return out
+}
+
 // sync writes the status the store implies, if it differs from the object's.
 func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
+		w.forget(k)
 		return nil
 	}
 	if err != nil {
@@ -58,28 +92,57 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if !st.Served {
 		return nil // no member for this scheduler: another scheduler's gang, not ours to write
 	}
-	desired := pg.Status.DeepCopy()
-	desired.Phase = schedv1.PodGangPhase(st.Phase)
-	meta.SetStatusCondition(&desired.Conditions, gang.ScheduledCondition(st, pg.Generation))
-	unsched := gang.UnschedulableCondition(st, pg.Generation)
 	prevUnsched := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
-	meta.SetStatusCondition(&desired.Conditions, unsched)
-	if statusEqual(&pg.Status, desired) {
-		return nil
+	for attempt := 0; ; attempt++ {
+		desired := desiredStatus(&pg.Status, st, pg.Generation)
+		if statusEqual(&pg.Status, desired) {
+			return nil
+		}
+		upd := pg.DeepCopy()
+		upd.Status = *desired
+		_, err = w.client.SchedulerV1alpha1().PodGangs(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsConflict(err) || attempt == conflictRetries {
+			return fmt.Errorf("updating status of %s: %w", k, err)
+		}
+		// Another writer (the operator, or a stale cache of ours) moved the object: start
+		// again from what the API server has.
+		if pg, err = w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("reading %s after a conflict: %w", k, err)
+		}
 	}
-	// A merge patch without resourceVersion: the scheduler owns the status, and a stale
-	// cache must not turn every write into a conflict and a back-off.
-	patch, err := json.Marshal(map[string]any{"status": desired})
-	if err != nil {
-		return err
-	}
-	if _, err := w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		return fmt.Errorf("updating status of %s: %w", k, err)
-	}
-	if unsched.Status == metav1.ConditionTrue && (prevUnsched == nil || prevUnsched.Message != unsched.Message) {
+	unsched := gang.UnschedulableCondition(st, pg.Generation)
+	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.mayWarn(k, unsched.Reason) {
 		w.event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
 	}
 	return nil
+}
+
+// fieldManager names Phalanx's writes in managedFields.
+const fieldManager = "phalanx-scheduler"
+
+// mayWarn reports whether a Warning with reason may be recorded for gang k now, and notes it.
+func (w *statusWriter) mayWarn(k gang.Key, reason string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	if last, ok := w.warned[k]; ok && last.reason == reason && now.Sub(last.at) < warnEvery {
+		return false
+	}
+	w.warned[k] = warning{reason: reason, at: now}
+	return true
+}
+
+// forget drops what the writer remembers of a deleted gang.
+func (w *statusWriter) forget(k gang.Key) {
+	w.mu.Lock()
+	delete(w.warned, k)
+	w.mu.Unlock()
 }
 
 func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {

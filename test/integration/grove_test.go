@@ -1,0 +1,275 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// groveGate is the scheduling gate Grove's operator puts on every pod until its PodGang is
+// initialized.
+const groveGate = "grove.io/podgang-pending-creation"
+
+// groveStatusPatch is the status write of Grove's operator (its PodGang sync flow): a JSON merge
+// patch that sets phase Pending and replaces the whole conditions list with [Initialized],
+// without a resourceVersion.
+func groveStatusPatch(initialized bool) []byte {
+	st, reason, msg := metav1.ConditionFalse, "PodGangPodsCreationPending", "Not all constituent pods have been created yet"
+	if initialized {
+		st, reason, msg = metav1.ConditionTrue, "PodGangPodsCreated", "PodGang is fully initialized"
+	}
+	raw, _ := json.Marshal(map[string]any{"status": map[string]any{
+		"phase": "Pending",
+		"conditions": []metav1.Condition{{Type: schedv1.ConditionInitialized, Status: st, Reason: reason, Message: msg,
+			LastTransitionTime: metav1.Now()}},
+	}})
+	return raw
+}
+
+// Phalanx shares PodGang status with Grove's operator, which the test plays as the operator
+// does it: create the PodGang, write Initialized=False, create the pods with Grove's gate and
+// labels, write Initialized=True (before lifting the gates for half of the gangs, after it for
+// the other half, so that the write races the scheduler's), lift the gates. For 100 gangs: no
+// condition is lost (Initialized is never turned back or dropped by Phalanx once True; every
+// gang ends with Initialized=True, Scheduled=True and phase Running) and each gang sees only a
+// handful of status writes.
+func TestGroveOperatorStatusKept(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("grovestatus", 26))
+	env.StartPhalanx(t, framework.Phalanx{})
+	const gangs = 100
+
+	// Every status the API server stores, per gang, in order.
+	w, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var mu sync.Mutex
+	writes := map[string]int{}
+	initTrue := map[string]bool{}
+	var lost []string
+	go func() {
+		for ev := range w.ResultChan() {
+			pg, ok := ev.Object.(*schedv1.PodGang)
+			if !ok || ev.Type != watch.Modified {
+				continue
+			}
+			init := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionInitialized)
+			mu.Lock()
+			writes[pg.Name]++
+			switch {
+			case init != nil && init.Status == metav1.ConditionTrue:
+				initTrue[pg.Name] = true
+			case initTrue[pg.Name]:
+				lost = append(lost, fmt.Sprintf("%s: Initialized %v after it was True (rv %s)", pg.Name, init, pg.ResourceVersion))
+			}
+			mu.Unlock()
+		}
+	}()
+
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for worker := 0; worker < 8; worker++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := playGrove(ctx, env, ns, fmt.Sprintf("g%03d", i), i%2 == 0); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for i := 0; i < gangs; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	framework.Eventually(t, 3*time.Minute, "every gang initialized, scheduled and running", func(ctx context.Context) (bool, error) {
+		list, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		done := 0
+		for _, pg := range list.Items {
+			if meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionInitialized) &&
+				meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled) && pg.Status.Phase == schedv1.PodGangRunning {
+				done++
+			}
+		}
+		return done == gangs, nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lost) > 0 {
+		t.Errorf("conditions lost: %v", lost)
+	}
+	counts := make([]int, 0, len(writes))
+	total := 0
+	for _, n := range writes {
+		counts = append(counts, n)
+		total += n
+	}
+	sort.Ints(counts)
+	t.Logf("PodGang status writes per gang (Grove's two included): median %d, max %d, total %d for %d gangs", counts[len(counts)/2], counts[len(counts)-1], total, gangs)
+	if max := counts[len(counts)-1]; max > 8 {
+		t.Errorf("a gang saw %d status writes; want at most 8 (Grove's 2 and a few of Phalanx's)", max)
+	}
+}
+
+// playGrove does what Grove's operator does for one PodGang of 2 one-GPU pods.
+func playGrove(ctx context.Context, env *framework.Env, ns, name string, initBeforeUngate bool) error {
+	g := framework.Gang{Namespace: ns, Name: name, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 1}}}
+	gangs := env.Phalanx.SchedulerV1alpha1().PodGangs(ns)
+	if _, err := gangs.Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating PodGang %s: %w", name, err)
+	}
+	status := func(initialized bool) error {
+		_, err := gangs.Patch(ctx, name, types.MergePatchType, groveStatusPatch(initialized), metav1.PatchOptions{FieldManager: "grove-operator"}, "status")
+		if err != nil {
+			return fmt.Errorf("Grove's status write on %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := status(false); err != nil {
+		return err
+	}
+	pods := g.Pods()
+	for _, p := range pods {
+		p.Labels["app.kubernetes.io/managed-by"] = "grove-operator"
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: groveGate}}
+		if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating pod %s: %w", p.Name, err)
+		}
+	}
+	ungate := func() error {
+		for _, p := range pods {
+			if _, err := env.Kube.CoreV1().Pods(ns).Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(`{"spec":{"schedulingGates":null}}`), metav1.PatchOptions{}); err != nil {
+				return fmt.Errorf("lifting the gate of %s: %w", p.Name, err)
+			}
+		}
+		return nil
+	}
+	if initBeforeUngate {
+		if err := status(true); err != nil {
+			return err
+		}
+		return ungate()
+	}
+	if err := ungate(); err != nil {
+		return err
+	}
+	return status(true)
+}
+
+// A gang that per-node filters keep out (the aggregate capacity is there, but the nodes with
+// it are cordoned) is released and retried each back-off. Each cycle may fail on another
+// member; the status message and the events stay the same, so the gang's status is written
+// once for the cause, not once per cycle, and the status writes do not wake the gang again.
+func TestBlockedGangStatusIsStable(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	nodes := env.AddNodes(t, framework.GPUNodes("cordoned", 3))
+	for _, n := range nodes[1:] {
+		if _, err := env.Kube.CoreV1().Nodes().Patch(ctx, n, types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.StartPhalanx(t, framework.Phalanx{})
+	w, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var mu sync.Mutex
+	var messages []string
+	go func() {
+		for ev := range w.ResultChan() {
+			if pg, ok := ev.Object.(*schedv1.PodGang); ok && ev.Type == watch.Modified {
+				c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
+				mu.Lock()
+				messages = append(messages, fmt.Sprintf("%v", c))
+				mu.Unlock()
+			}
+		}
+	}()
+	backoffs := func() float64 {
+		return framework.Metric(t, "phalanx_gang_backoffs_total", map[string]string{"kind": "PodGang", "reason": "MemberUnschedulable"})
+	}
+	before := backoffs()
+	env.CreateGang(t, framework.Gang{Namespace: ns, Name: "blocked", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}})
+	framework.Eventually(t, time.Minute, "three back-offs of the blocked gang", func(context.Context) (bool, error) {
+		return backoffs()-before >= 3, nil
+	})
+	mu.Lock()
+	got := append([]string(nil), messages...)
+	mu.Unlock()
+	t.Logf("%d status writes over %.0f back-off cycles", len(got), backoffs()-before)
+	if len(got) > 3 {
+		t.Errorf("%d status writes for one cause; want at most 3:\n%v", len(got), got)
+	}
+	evs, err := env.Kube.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=blocked,type=Warning"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) > 1 {
+		var reasons []string
+		for _, e := range evs.Items {
+			reasons = append(reasons, e.Reason+": "+e.Note)
+		}
+		t.Errorf("%d Warning events on the PodGang; want 1 for the one cause: %v", len(evs.Items), reasons)
+	}
+}
+
+// Grove's lpx backend stamps every pod with schedulerName lpx-scheduler. Phalanx started with
+// --scheduler-names=phalanx-scheduler,lpx-scheduler serves those pods with the same gang rules:
+// a gang that fits is placed whole, one that does not waits with nothing bound and says why.
+func TestSchedulerNamesServeGroveBackendName(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("lpx", 3))
+	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.Cluster.Kubeconfig, SchedulerNames: []string{scheduler.SchedulerName, "lpx-scheduler"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.StartPhalanx(t, framework.Phalanx{Config: config})
+	create := func(name string) {
+		g := framework.Gang{Namespace: ns, Name: name, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range g.Pods() {
+			p.Spec.SchedulerName = "lpx-scheduler"
+			env.CreatePods(t, p)
+		}
+	}
+	create("fits")
+	env.WaitGangBound(t, ns, "fits", 2, wait)
+	create("waits")
+	pg := env.WaitGangCondition(t, ns, "waits", schedv1.ConditionScheduled, metav1.ConditionFalse, gang.ReasonInsufficient, wait)
+	if pods, _ := env.GangPods(ctx, ns, "waits"); framework.CountBound(pods) != 0 {
+		t.Errorf("the gang that does not fit has bound pods (all-or-nothing broken for lpx-scheduler pods)")
+	}
+	t.Logf("waiting gang: %s", meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionScheduled).Message)
+}
