@@ -44,6 +44,7 @@ func ValidatePodCliqueSet(pcs *grovev1.PodCliqueSet) field.ErrorList {
 		errs = append(errs, field.Required(cliquesPath, "a PodCliqueSet needs at least one clique"))
 	}
 	cliqueIndex := map[string]int{}
+	roles := map[string]bool{}
 	schedulers := map[string][]string{}
 	for i := range spec.Template.Cliques {
 		c := &spec.Template.Cliques[i]
@@ -56,8 +57,11 @@ func ValidatePodCliqueSet(pcs *grovev1.PodCliqueSet) field.ErrorList {
 		} else {
 			cliqueIndex[c.Name] = i
 		}
-		if c.Spec.RoleName == "" {
-			errs = append(errs, field.Required(p.Child("spec", "roleName"), "every clique needs a role name"))
+		// Grove's rule: role names are unique among the cliques; one may be empty.
+		if _, dup := roles[c.Spec.RoleName]; dup {
+			errs = append(errs, field.Duplicate(p.Child("spec", "roleName"), c.Spec.RoleName))
+		} else {
+			roles[c.Spec.RoleName] = true
 		}
 		if c.Spec.Replicas < 1 {
 			errs = append(errs, field.Invalid(p.Child("spec", "replicas"), c.Spec.Replicas, "must be at least 1"))

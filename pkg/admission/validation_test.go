@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,9 +183,9 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		{name: "scaling group minAvailable above replicas", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable = ptr.To[int32](3)
 		}, want: []string{`spec.template.podCliqueScalingGroups[0].minAvailable: Invalid value: 3: must not exceed replicas (2): the base gang could never be complete`}},
-		{name: "missing role name", mutate: func(p *grovev1.PodCliqueSet) {
-			p.Spec.Template.Cliques[3].Spec.RoleName = ""
-		}, want: []string{`spec.template.cliques[3].spec.roleName: Required value: every clique needs a role name`}},
+		{name: "role name used twice", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.Template.Cliques[3].Spec.RoleName = p.Spec.Template.Cliques[2].Spec.RoleName
+		}, want: []string{`spec.template.cliques[3].spec.roleName: Duplicate value: "` + example().Spec.Template.Cliques[2].Spec.RoleName + `"`}},
 		{name: "two schedulers", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[0].Spec.PodSpec.SchedulerName = ""
 		}, want: []string{`spec.template.cliques.spec.podSpec.schedulerName: Invalid value: "(default): frontend; phalanx-scheduler: prefill-leader,prefill-worker,decode-leader,decode-worker": every clique must use the same scheduler: a gang split across schedulers can never be placed as a whole`}},
@@ -370,4 +372,71 @@ func TestSamplesValid(t *testing.T) {
 			t.Errorf("%s: %v", name, errs.ToAggregate())
 		}
 	}
+}
+
+// A PodCliqueSet written for current Grove is accepted unchanged: strict decoding knows every
+// field, the webhooks' defaulting leaves Grove's fields alone and validation passes, and a
+// round trip through Phalanx's types loses nothing.
+func TestGroveCurrentPodCliqueSetAccepted(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "grove-current.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := &grovev1.PodCliqueSet{}
+	if err := yaml.UnmarshalStrict(raw, pcs); err != nil {
+		t.Fatalf("strict decoding: %v", err)
+	}
+	Default(pcs)
+	if errs := ValidatePodCliqueSet(pcs); len(errs) > 0 {
+		t.Fatalf("refused: %v", errs)
+	}
+	if pcs.Spec.UpdateStrategy.Type != grovev1.RollingRecreateStrategyType {
+		t.Errorf("updateStrategy.type became %q", pcs.Spec.UpdateStrategy.Type)
+	}
+	var in, out map[string]any
+	if err := yaml.Unmarshal(raw, &in); err != nil {
+		t.Fatal(err)
+	}
+	back, err := json.Marshal(pcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(back, &out); err != nil {
+		t.Fatal(err)
+	}
+	if missing := lost(in, out, ""); len(missing) > 0 {
+		t.Errorf("fields lost on the way through Phalanx's types: %v", missing)
+	}
+}
+
+// lost lists the paths of in that out lacks (out may hold more: defaults).
+func lost(in, out any, path string) []string {
+	switch v := in.(type) {
+	case map[string]any:
+		o, ok := out.(map[string]any)
+		if !ok {
+			return []string{path}
+		}
+		var missing []string
+		for k, iv := range v {
+			ov, ok := o[k]
+			if !ok {
+				missing = append(missing, path+"."+k)
+				continue
+			}
+			missing = append(missing, lost(iv, ov, path+"."+k)...)
+		}
+		return missing
+	case []any:
+		o, ok := out.([]any)
+		if !ok || len(o) != len(v) {
+			return []string{path}
+		}
+		var missing []string
+		for i := range v {
+			missing = append(missing, lost(v[i], o[i], fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return missing
+	}
+	return nil
 }

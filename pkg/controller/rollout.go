@@ -375,9 +375,18 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 	if len(ro.plan.Actions) > 0 {
 		p.LastProgressAt = &now
 	}
-	p.UpdatingReplicas = nil
+	started := map[int32]*metav1.Time{}
+	for _, u := range p.CurrentlyUpdating {
+		started[u.ReplicaIndex] = u.UpdateStartedAt
+	}
+	p.UpdatingReplicas, p.CurrentlyUpdating = nil, nil
 	for _, r := range ro.plan.Updating {
+		at := started[int32(r)]
+		if at == nil {
+			at = &now
+		}
 		p.UpdatingReplicas = append(p.UpdatingReplicas, int32(r))
+		p.CurrentlyUpdating = append(p.CurrentlyUpdating, grovev1.ReplicaUpdateProgress{ReplicaIndex: int32(r), UpdateStartedAt: at})
 	}
 	c := metav1.Condition{Type: grovev1.ConditionProgressing, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
 	deadline := time.Duration(grovev1.DefaultProgressDeadlineSeconds) * time.Second

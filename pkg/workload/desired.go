@@ -174,8 +174,15 @@ func (b *replicaBuilder) gang(name, base string) *schedv1.PodGang {
 	if base != "" {
 		g.Labels[grovev1.LabelBasePodGang] = base
 	}
-	if tc := b.pcs.Spec.Template.TopologyConstraint; tc != nil && tc.PackDomain != nil {
-		g.Spec.TopologyConstraint = &schedv1.TopologyConstraint{PackConstraint: &schedv1.TopologyPackConstraint{Required: ptr.To(*tc.PackDomain)}}
+	if tc := b.pcs.Spec.Template.TopologyConstraint; tc.RequiredDomain() != "" || tc.PreferredDomain() != "" {
+		pack := &schedv1.TopologyPackConstraint{}
+		if d := tc.RequiredDomain(); d != "" {
+			pack.Required = ptr.To(d)
+		}
+		if d := tc.PreferredDomain(); d != "" {
+			pack.Preferred = ptr.To(d)
+		}
+		g.Spec.TopologyConstraint = &schedv1.TopologyConstraint{PackConstraint: pack}
 	}
 	b.world.PodGangs = append(b.world.PodGangs, g)
 	return g

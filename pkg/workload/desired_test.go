@@ -86,3 +86,27 @@ func TestTemplateHashStable(t *testing.T) {
 		t.Fatal("a new image must change the revision")
 	}
 }
+
+// Grove's pack.required and pack.preferred mean what Phalanx's packDomain means (a node label
+// key here): every gang of the replica carries them; pack.required wins over the deprecated
+// packDomain.
+func TestGangPackFromGroveTopology(t *testing.T) {
+	for name, tc := range map[string]struct {
+		in                  grovev1.TopologyConstraint
+		required, preferred string
+	}{
+		"packDomain":             {in: grovev1.TopologyConstraint{PackDomain: ptr.To("rack")}, required: "rack"},
+		"pack.required wins":     {in: grovev1.TopologyConstraint{PackDomain: ptr.To("zone"), Pack: &grovev1.TopologyPackConstraint{Required: "rack"}}, required: "rack"},
+		"pack.preferred only":    {in: grovev1.TopologyConstraint{Pack: &grovev1.TopologyPackConstraint{Preferred: "block"}}, preferred: "block"},
+		"required and preferred": {in: grovev1.TopologyConstraint{TopologyName: "ignored", Pack: &grovev1.TopologyPackConstraint{Required: "rack", Preferred: "host"}}, required: "rack", preferred: "host"},
+	} {
+		pcs := loadSample(t, "disaggregated.yaml")
+		pcs.Spec.Template.TopologyConstraint = &tc.in
+		for _, g := range Desired(pcs, Observed{}).PodGangs {
+			pc := g.Spec.TopologyConstraint.PackConstraint
+			if ptr.Deref(pc.Required, "") != tc.required || ptr.Deref(pc.Preferred, "") != tc.preferred {
+				t.Errorf("%s: gang %s packs required %q preferred %q, want %q %q", name, g.Name, ptr.Deref(pc.Required, ""), ptr.Deref(pc.Preferred, ""), tc.required, tc.preferred)
+			}
+		}
+	}
+}

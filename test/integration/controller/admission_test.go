@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -527,5 +531,70 @@ func TestMetrics(t *testing.T) {
 	}
 	if got := after("phalanx_updates_in_progress", nil); got != 0 {
 		t.Errorf("phalanx_updates_in_progress = %v after the update", got)
+	}
+}
+
+// The PodCliqueSet of pkg/admission/testdata/grove-current.yaml (current Grove's fields and
+// names) goes through the API server, the webhooks and Phalanx's CRD schema and is stored
+// with every field it was written with.
+func TestGroveCurrentPodCliqueSetStored(t *testing.T) {
+	env := framework.Shared(t)
+	ns := webhookNamespace(t, env)
+	env.StartPhalanx(t, framework.Phalanx{Webhooks: true})
+	raw, err := os.ReadFile(filepath.Join(env.Root, "pkg", "admission", "testdata", "grove-current.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written map[string]any
+	if err := yaml.Unmarshal(raw, &written); err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: written}
+	obj.SetNamespace(ns)
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := dyn.Resource(grovev1.SchemeGroupVersion.WithResource("podcliquesets")).Namespace(ns)
+	var stored *unstructured.Unstructured
+	framework.Eventually(t, 30*time.Second, "the Grove PodCliqueSet created through the webhooks", func(ctx context.Context) (bool, error) {
+		stored, err = res.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{})
+		return err == nil, err
+	})
+	var missing []string
+	walkLost(written["spec"], stored.Object["spec"], ".spec", &missing)
+	if len(missing) > 0 {
+		t.Errorf("the API server stored the Grove PodCliqueSet without: %v", missing)
+	}
+	if typ, _, _ := unstructured.NestedString(stored.Object, "spec", "updateStrategy", "type"); typ != "RollingRecreate" {
+		t.Errorf("updateStrategy.type stored as %q", typ)
+	}
+}
+
+// walkLost appends the paths of in that out lacks.
+func walkLost(in, out any, path string, missing *[]string) {
+	switch v := in.(type) {
+	case map[string]any:
+		o, ok := out.(map[string]any)
+		if !ok {
+			*missing = append(*missing, path)
+			return
+		}
+		for k, iv := range v {
+			if ov, ok := o[k]; ok {
+				walkLost(iv, ov, path+"."+k, missing)
+			} else {
+				*missing = append(*missing, path+"."+k)
+			}
+		}
+	case []any:
+		o, ok := out.([]any)
+		if !ok || len(o) != len(v) {
+			*missing = append(*missing, path)
+			return
+		}
+		for i := range v {
+			walkLost(v[i], o[i], fmt.Sprintf("%s[%d]", path, i), missing)
+		}
 	}
 }

@@ -129,6 +129,16 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 	if ready != 3 {
 		t.Errorf("%d old pods Ready, want all 3 kept while the surge cannot be placed", ready)
 	}
+	// Grove's field for the replica under update, with when its update started.
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := pcs.Status.UpdateProgress
+	if up == nil || len(up.CurrentlyUpdating) != 1 || up.CurrentlyUpdating[0].ReplicaIndex != 0 || up.CurrentlyUpdating[0].UpdateStartedAt == nil ||
+		up.CurrentlyUpdating[0].UpdateStartedAt.Before(&up.UpdateStartedAt) || fmt.Sprint(up.UpdatingReplicas) != "[0]" {
+		t.Errorf("updateProgress %+v: want currentlyUpdating [replica 0 with its start] and updatingReplicas [0]", up)
+	}
 }
 
 // availableGroupReplicas counts the group replicas whose leader and both workers are Ready.

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // +genclient
@@ -42,8 +43,8 @@ type PodCliqueList struct {
 // PodCliqueSpec is the desired state of a PodClique.
 // +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.replicas",message="minAvailable must not exceed replicas",fieldPath=".minAvailable"
 type PodCliqueSpec struct {
-	// RoleName is the role of the pods of this clique.
-	// +kubebuilder:validation:MinLength=1
+	// RoleName is the role of the pods of this clique, unique among the cliques of a
+	// PodCliqueSet; it may be empty (as Grove allows).
 	RoleName string `json:"roleName"`
 	// PodSpec is the pod specification of every pod of the clique.
 	PodSpec corev1.PodSpec `json:"podSpec"`
@@ -59,6 +60,9 @@ type PodCliqueSpec struct {
 	// +optional
 	// +listType=set
 	StartsAfter []string `json:"startsAfter,omitempty"`
+	// AutoScalingConfig is Grove's (HPA bounds for the clique); kept as written.
+	// +optional
+	AutoScalingConfig *GroveObject `json:"autoScalingConfig,omitempty"`
 }
 
 // PodCliqueStatus is the observed state of a PodClique.
@@ -85,5 +89,30 @@ type PodCliqueStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions           []metav1.Condition `json:"conditions,omitempty"`
+	GroveComponentStatus `json:",inline"`
+}
+
+// GroveComponentStatus is what Grove's operator writes in the status of a PodClique or a
+// PodCliqueScalingGroup and Phalanx's controller does not: kept as written, so that installing
+// Phalanx's CRDs over Grove's prunes nothing Grove relies on.
+type GroveComponentStatus struct {
+	// ScheduledReplicas is how many pods (replicas) Grove counts as scheduled.
+	// +optional
+	ScheduledReplicas *int32 `json:"scheduledReplicas,omitempty"`
+	// +optional
+	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
+	// +optional
+	CurrentPodTemplateHash *string `json:"currentPodTemplateHash,omitempty"`
+	// +optional
+	UpdateProgress *GroveObject `json:"updateProgress,omitempty"`
+	// +optional
+	LastErrors []GroveObject `json:"lastErrors,omitempty"`
+}
+
+// GroveObject is an object Grove defines and Phalanx keeps without reading it: any fields.
+// +kubebuilder:validation:Type=object
+// +kubebuilder:pruning:PreserveUnknownFields
+type GroveObject struct {
+	runtime.RawExtension `json:",inline"`
 }

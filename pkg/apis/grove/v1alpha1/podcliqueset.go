@@ -165,6 +165,12 @@ type PodCliqueSetTemplateSpec struct {
 	// +listMapKey=name
 	// +optional
 	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfig `json:"podCliqueScalingGroups,omitempty"`
+	// ResourceClaimTemplates and ResourceSharing are Grove's (DRA claims shared by the pods
+	// of a replica). Phalanx keeps them as written and does not act on them.
+	// +optional
+	ResourceClaimTemplates []GroveObject `json:"resourceClaimTemplates,omitempty"`
+	// +optional
+	ResourceSharing []GroveObject `json:"resourceSharing,omitempty"`
 }
 
 // CliqueStartupType orders the start of the cliques of a replica.
@@ -186,11 +192,51 @@ type HeadlessServiceConfig struct {
 	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses"`
 }
 
-// TopologyConstraint packs members into one topology domain.
+// TopologyConstraint packs members into one topology domain. Grove names domains (rack, host)
+// and resolves them through a ClusterTopologyBinding (topologyName); Phalanx reads a domain as
+// the node label key itself.
 type TopologyConstraint struct {
-	// PackDomain is the node label key whose value all members must share.
+	// PackDomain is the node label key whose value all members must share (Grove: deprecated
+	// for pack.required).
 	// +optional
 	PackDomain *string `json:"packDomain,omitempty"`
+	// Pack is Grove's current form: required and preferred packing domains.
+	// +optional
+	Pack *TopologyPackConstraint `json:"pack,omitempty"`
+	// TopologyName names Grove's ClusterTopologyBinding; kept as written, not read by Phalanx.
+	// +optional
+	TopologyName string `json:"topologyName,omitempty"`
+}
+
+// TopologyPackConstraint is a required and a preferred packing domain.
+type TopologyPackConstraint struct {
+	// Required: the members are placed in one domain or not at all.
+	// +optional
+	Required string `json:"required,omitempty"`
+	// Preferred: one domain when possible.
+	// +optional
+	Preferred string `json:"preferred,omitempty"`
+}
+
+// RequiredDomain is the required packing domain: pack.required, else packDomain.
+func (t *TopologyConstraint) RequiredDomain() string {
+	switch {
+	case t == nil:
+		return ""
+	case t.Pack != nil && t.Pack.Required != "":
+		return t.Pack.Required
+	case t.PackDomain != nil:
+		return *t.PackDomain
+	}
+	return ""
+}
+
+// PreferredDomain is pack.preferred.
+func (t *TopologyConstraint) PreferredDomain() string {
+	if t == nil || t.Pack == nil {
+		return ""
+	}
+	return t.Pack.Preferred
 }
 
 // PodCliqueTemplateSpec describes one clique of a replica.
@@ -215,6 +261,9 @@ type PodCliqueTemplateSpec struct {
 	UpdateStrategy *ComponentUpdateStrategy `json:"updateStrategy,omitempty"`
 	// Spec is the specification of the PodClique made from this template.
 	Spec PodCliqueSpec `json:"spec"`
+	// ResourceSharing is Grove's; kept as written.
+	// +optional
+	ResourceSharing []GroveObject `json:"resourceSharing,omitempty"`
 }
 
 // PodCliqueScalingGroupConfig is a group of cliques that scale together as one unit.
@@ -246,6 +295,15 @@ type PodCliqueScalingGroupConfig struct {
 	// TopologyConstraint packs each replica of this group into one topology domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// Annotations are Grove's, for the scaling group object; kept as written.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// ScaleConfig and ResourceSharing are Grove's (autoscaling bounds, shared claims); kept as
+	// written, not acted on.
+	// +optional
+	ScaleConfig *GroveObject `json:"scaleConfig,omitempty"`
+	// +optional
+	ResourceSharing []GroveObject `json:"resourceSharing,omitempty"`
 }
 
 // PodCliqueSetStatus is the observed state of a PodCliqueSet.
@@ -277,6 +335,14 @@ type PodCliqueSetStatus struct {
 	// UpdateProgress reports the update under way, or the last one.
 	// +optional
 	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
+	// CurrentGenerationHash, LastErrors and PodGangStatuses are what Grove's operator writes
+	// here; kept as written (Phalanx's controller does not write them).
+	// +optional
+	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
+	// +optional
+	LastErrors []GroveObject `json:"lastErrors,omitempty"`
+	// +optional
+	PodGangStatuses []GroveObject `json:"podGangStatuses,omitempty"`
 }
 
 // PodCliqueSetUpdateProgress reports an update.
@@ -290,9 +356,35 @@ type PodCliqueSetUpdateProgress struct {
 	// +optional
 	LastProgressAt *metav1.Time `json:"lastProgressAt,omitempty"`
 	// UpdatingReplicas are the PCS replica indices being updated now.
+	// Deprecated: read currentlyUpdating (Grove's name); kept for one release.
 	// +optional
 	// +listType=set
 	UpdatingReplicas []int32 `json:"updatingReplicas,omitempty"`
+	// CurrentlyUpdating are the PCS replicas being updated now, with when each started
+	// (Grove's field).
+	// +optional
+	CurrentlyUpdating []ReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`
+	// The counts Grove writes; kept as written (Phalanx reports per-replica progress above).
+	// +optional
+	TotalPodCliquesCount *int32 `json:"totalPodCliquesCount,omitempty"`
+	// +optional
+	UpdatedPodCliquesCount *int32 `json:"updatedPodCliquesCount,omitempty"`
+	// +optional
+	TotalPodCliqueScalingGroupsCount *int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
+	// +optional
+	UpdatedPodCliqueScalingGroupsCount *int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+}
+
+// ReplicaUpdateProgress is the update of one PCS replica.
+type ReplicaUpdateProgress struct {
+	// ReplicaIndex is the PCS replica.
+	ReplicaIndex int32 `json:"replicaIndex"`
+	// UpdateStartedAt is when the update of this replica started.
+	// +optional
+	UpdateStartedAt *metav1.Time `json:"updateStartedAt,omitempty"`
+	// UpdateEndedAt is when it ended.
+	// +optional
+	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
 }
 
 // Condition types and reasons of a PodCliqueSet.

@@ -76,5 +76,6 @@ type PodCliqueScalingGroupStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions           []metav1.Condition `json:"conditions,omitempty"`
+	GroveComponentStatus `json:",inline"`
 }
