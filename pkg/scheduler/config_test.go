@@ -125,3 +125,42 @@ func TestDefaultConfigSchedulerNames(t *testing.T) {
 		}
 	}
 }
+
+// manifests/scheduler-only/config.yaml loads too: a phalanx-scheduler and an lpx-scheduler
+// profile (Grove's lpx backend name), each with the PodGang plugin and its args.
+func TestSchedulerOnlyConfigLoads(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", "scheduler-only", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cm.Data["config.yaml"]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
+	if err != nil {
+		t.Fatalf("the scheduler-only configuration does not load: %v", err)
+	}
+	var names []string
+	for _, p := range cfg.Profiles {
+		names = append(names, p.SchedulerName)
+		args := 0
+		for _, pc := range p.PluginConfig {
+			if _, ok := pc.Args.(*config.PodGangArgs); ok {
+				args++
+			}
+		}
+		if args != 1 {
+			t.Errorf("profile %s: PodGang args decoded %d times, want 1", p.SchedulerName, args)
+		}
+	}
+	if strings.Join(names, ",") != "phalanx-scheduler,lpx-scheduler" {
+		t.Errorf("profiles %v, want phalanx-scheduler and lpx-scheduler", names)
+	}
+}

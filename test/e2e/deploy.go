@@ -57,28 +57,41 @@ const (
 	fieldManager    = "phalanx-e2e"
 )
 
-// RenderManifests reads manifests/kustomization.yaml and the files it lists. The suite's
-// renderer understands a kustomization made of resources only (which is what manifests/ is) and
-// refuses anything else, so that what it applies is what `kubectl kustomize manifests/` prints.
+// RenderManifests reads manifests/kustomization.yaml and what it lists (files, and
+// directories with a kustomization of their own). The suite's renderer understands
+// kustomizations made of resources only (which is what manifests/ is) and refuses anything
+// else, so that what it applies is what `kubectl kustomize manifests/` prints.
 func RenderManifests(root string) ([]*unstructured.Unstructured, error) {
-	dir := filepath.Join(root, "manifests")
+	return RenderKustomization(filepath.Join(root, "manifests"))
+}
+
+// RenderKustomization renders the resources-only kustomization in dir (see RenderManifests).
+func RenderKustomization(dir string) ([]*unstructured.Unstructured, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	if err != nil {
 		return nil, err
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(raw, &k); err != nil {
-		return nil, fmt.Errorf("manifests/kustomization.yaml: %w", err)
+		return nil, fmt.Errorf("%s/kustomization.yaml: %w", dir, err)
 	}
 	for key := range k {
 		if key != "apiVersion" && key != "kind" && key != "resources" {
-			return nil, fmt.Errorf("manifests/kustomization.yaml uses %q; the e2e renderer understands resources only", key)
+			return nil, fmt.Errorf("%s/kustomization.yaml uses %q; the e2e renderer understands resources only", dir, key)
 		}
 	}
 	list, _ := k["resources"].([]any)
 	var out []*unstructured.Unstructured
 	for _, r := range list {
 		path := filepath.Join(dir, fmt.Sprint(r))
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			objs, err := RenderKustomization(path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+			continue
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err

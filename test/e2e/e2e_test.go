@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -148,6 +149,69 @@ func TestManifests(t *testing.T) {
 					t.Errorf("%s %s has a wildcard rule: %+v", o.GetKind(), o.GetName(), r)
 				}
 			}
+		}
+	}
+}
+
+// manifests/scheduler-only/ (Phalanx beside Grove's operator) installs the scheduler alone: no
+// CRD, no webhook configuration, no RBAC on grove.io, a Deployment that runs no controller
+// and serves no webhook. It applies cleanly (server-side dry run) and renders as kubectl
+// kustomize renders it.
+func TestSchedulerOnlyManifests(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	dir := filepath.Join(env.Root, "manifests", "scheduler-only")
+	objs, err := RenderKustomization(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.GetKind()+"/"+o.GetName())
+		switch o.GetKind() {
+		case "CustomResourceDefinition", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+			t.Errorf("the scheduler-only variant installs %s %s", o.GetKind(), o.GetName())
+		case "ClusterRole", "Role":
+			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			for _, r := range rules {
+				groups, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "apiGroups")
+				for _, g := range groups {
+					if g == "grove.io" {
+						t.Errorf("%s %s grants access to grove.io objects: %v", o.GetKind(), o.GetName(), r)
+					}
+				}
+			}
+		case "Deployment":
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+			joined := strings.Join(args, " ")
+			if !strings.Contains(joined, "--controller-workers=0") || !strings.Contains(joined, "--webhook-port=0") {
+				t.Errorf("scheduler-only Deployment args %v: want --controller-workers=0 and --webhook-port=0", args)
+			}
+		}
+	}
+	sort.Strings(names)
+	if err := Apply(ctx, env.Config, objs, true); err != nil {
+		t.Errorf("server-side dry run of manifests/scheduler-only: %v", err)
+	}
+	if kubectl, err := exec.LookPath("kubectl"); err == nil {
+		out, err := exec.CommandContext(ctx, kubectl, "kustomize", dir).Output()
+		if err != nil {
+			t.Fatalf("kubectl kustomize manifests/scheduler-only: %v", err)
+		}
+		var kinds []string
+		for _, doc := range bytes.Split(out, []byte("\n---\n")) {
+			var o struct {
+				Kind     string
+				Metadata struct{ Name string }
+			}
+			if err := yaml.Unmarshal(doc, &o); err == nil && o.Kind != "" {
+				kinds = append(kinds, o.Kind+"/"+o.Metadata.Name)
+			}
+		}
+		sort.Strings(kinds)
+		if strings.Join(kinds, " ") != strings.Join(names, " ") {
+			t.Errorf("kubectl kustomize renders\n%v\nthe suite applies\n%v", kinds, names)
 		}
 	}
 }
