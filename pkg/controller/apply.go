@@ -102,9 +102,16 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			if err := a.afterCreate("PodClique"); err != nil {
 				return err
 			}
-		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0):
+		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0) ||
+			cur.Annotations[workload.AnnotationTemplateReplicas] != pclq.Annotations[workload.AnnotationTemplateReplicas]:
 			upd := cur.DeepCopy()
 			upd.Spec.Replicas, upd.Spec.MinAvailable = pclq.Spec.Replicas, pclq.Spec.MinAvailable
+			if v, ok := pclq.Annotations[workload.AnnotationTemplateReplicas]; ok {
+				if upd.Annotations == nil {
+					upd.Annotations = map[string]string{}
+				}
+				upd.Annotations[workload.AnnotationTemplateReplicas] = v
+			}
 			if _, err := c.client.GroveV1alpha1().PodCliques(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("updating PodClique %s: %w", pclq.Name, err)
 			}

@@ -56,7 +56,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if c.OnPlan != nil {
 		c.OnPlan(pcs, ro.plan)
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err

@@ -88,7 +88,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 				continue
 			}
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
-			u := update.Unit{Name: name, Desired: int(c.Spec.Replicas), Target: hashes[c.Name],
+			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: hashes[c.Name],
 				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 			if s := c.UpdateStrategy; s != nil {
 				if s.MaxSurge != nil {

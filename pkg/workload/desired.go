@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 
@@ -18,6 +19,9 @@ type Observed struct {
 	// ScalingGroups are the existing scaling groups by name (their spec.replicas may have been
 	// changed through the scale subresource).
 	ScalingGroups map[string]*grovev1.PodCliqueScalingGroup
+	// Cliques are the existing PodCliques by name (a standalone clique's spec.replicas may
+	// have been changed through the scale subresource: kubectl scale, an HPA).
+	Cliques map[string]*grovev1.PodClique
 	// SurgePods are, per standalone PodClique, the pod indices at or above its replicas that
 	// exist or that the update planner creates: they get pods (labelled phalanx.dev/surge) and
 	// places in the gang's podReferences.
@@ -51,6 +55,30 @@ func GroupReplicas(cfg *grovev1.PodCliqueScalingGroupConfig, existing *grovev1.P
 		return existing.Spec.Replicas
 	}
 	return tmpl
+}
+
+// CliqueReplicas is the pod count of a standalone clique: the template's, unless its PodClique
+// was scaled through its scale subresource since the template last set it (the rule of
+// GroupReplicas: a scale sticks until the template's value changes).
+func CliqueReplicas(c *grovev1.PodCliqueTemplateSpec, existing *grovev1.PodClique) int32 {
+	if existing != nil && existing.Annotations[AnnotationTemplateReplicas] == strconv.Itoa(int(c.Spec.Replicas)) {
+		return existing.Spec.Replicas
+	}
+	return c.Spec.Replicas
+}
+
+// ScaledClique is the template of a standalone clique with the replicas it has now; its
+// minAvailable never exceeds them (a clique scaled below its minimum would otherwise be a gang
+// that can never form).
+func ScaledClique(c *grovev1.PodCliqueTemplateSpec, existing *grovev1.PodClique) *grovev1.PodCliqueTemplateSpec {
+	n := CliqueReplicas(c, existing)
+	if n == c.Spec.Replicas {
+		return c
+	}
+	out := c.DeepCopy()
+	out.Spec.Replicas = n
+	out.Spec.MinAvailable = ptr.To(min(CliqueMinAvailable(c), max(n, 1)))
+	return out
 }
 
 // CliqueMinAvailable is a clique's minAvailable (default: its replicas).
@@ -92,7 +120,7 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 				continue
 			}
 			name := PodCliqueName(pcs.Name, r, c.Name)
-			b.clique(c, name, base, nil, 0, obs.SurgePods[name])
+			b.clique(ScaledClique(c, obs.Cliques[name]), name, base, nil, 0, obs.SurgePods[name])
 		}
 		for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
@@ -216,6 +244,21 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 	pclq := &grovev1.PodClique{ObjectMeta: b.meta(name, extra), Spec: *c.Spec.DeepCopy()}
 	pclq.Spec.MinAvailable = ptr.To(CliqueMinAvailable(c))
 	pclq.Annotations = c.Annotations
+	if group == nil {
+		// The template's value, against which a scale through the subresource is recognised
+		// (CliqueReplicas); c carries the scaled count already.
+		tmpl := c.Spec.Replicas
+		for i := range b.pcs.Spec.Template.Cliques {
+			if b.pcs.Spec.Template.Cliques[i].Name == c.Name {
+				tmpl = b.pcs.Spec.Template.Cliques[i].Spec.Replicas
+			}
+		}
+		pclq.Annotations = maps.Clone(c.Annotations)
+		if pclq.Annotations == nil {
+			pclq.Annotations = map[string]string{}
+		}
+		pclq.Annotations[AnnotationTemplateReplicas] = strconv.Itoa(int(tmpl))
+	}
 	b.world.Cliques = append(b.world.Cliques, pclq)
 
 	hash := TemplateHash(c)

@@ -110,3 +110,38 @@ func TestGangPackFromGroveTopology(t *testing.T) {
 		}
 	}
 }
+
+// A standalone clique scaled through its PodClique's scale subresource keeps the scaled
+// count until the template's replicas change; its minAvailable never exceeds it.
+func TestCliqueReplicas(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	c := &pcs.Spec.Template.Cliques[0] // frontend, 3 replicas
+	name := PodCliqueName(pcs.Name, 0, c.Name)
+	scaled := &grovev1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{AnnotationTemplateReplicas: "3"}},
+		Spec: grovev1.PodCliqueSpec{Replicas: 1}}
+	if got := CliqueReplicas(c, nil); got != 3 {
+		t.Errorf("new clique: %d", got)
+	}
+	w := Desired(pcs, Observed{Cliques: map[string]*grovev1.PodClique{name: scaled}})
+	pods := 0
+	for _, p := range w.Pods {
+		if p.Labels[grovev1.LabelPodClique] == name {
+			pods++
+			if p.Labels[grovev1.LabelSurge] != "" {
+				t.Errorf("pod %s of a scaled clique is labelled surge", p.Name)
+			}
+		}
+	}
+	if pods != 1 {
+		t.Errorf("scaled clique has %d pods, want 1", pods)
+	}
+	for _, q := range w.Cliques {
+		if q.Name == name && (q.Spec.Replicas != 1 || *q.Spec.MinAvailable != 1 || q.Annotations[AnnotationTemplateReplicas] != "3") {
+			t.Errorf("scaled PodClique %+v %v: want replicas 1, minAvailable 1, template replicas 3", q.Spec, q.Annotations)
+		}
+	}
+	c.Spec.Replicas = 4
+	if got := CliqueReplicas(c, scaled); got != 4 {
+		t.Errorf("template changed: %d, want 4", got)
+	}
+}

@@ -351,3 +351,56 @@ func TestDuplicateIndexReported(t *testing.T) {
 		t.Errorf("indices %v, %d pods: the conflicting pods must stay as they are", got, len(pods))
 	}
 }
+
+// A standalone PodClique scaled through its scale subresource (kubectl scale pclq, an HPA)
+// keeps its size: 3 -> 4 -> 2 pods with dense indices, not reset to the template's 3; a
+// change of the template's replicas wins again.
+func TestPodCliqueScale(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("pclqscale", 24))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, pcsName, 2, 30)
+	frontend := workload.PodCliqueName(pcsName, 0, "frontend")
+	setScale := func(n int32) {
+		t.Helper()
+		scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: frontend, Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: n}}
+		if err := env.Phalanx.GroveV1alpha1().RESTClient().Put().Namespace(ns).Resource("podcliques").Name(frontend).SubResource("scale").Body(scale).Do(ctx).Error(); err != nil {
+			t.Fatalf("scaling %s to %d: %v", frontend, n, err)
+		}
+	}
+	check := func(want string) {
+		t.Helper()
+		pods, _ := env.ListPods(ctx, ns, pcsName)
+		if got := framework.IndicesOf(pods, frontend); fmt.Sprint(got) != want {
+			t.Errorf("%s indices %v, want %s", frontend, got, want)
+		}
+		pclq, err := env.Phalanx.GroveV1alpha1().PodCliques(ns).Get(ctx, frontend, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(want, " ") + 1; int(pclq.Spec.Replicas) != n {
+			t.Errorf("%s spec.replicas %d after the controller acted, want %d (the scale was reset)", frontend, pclq.Spec.Replicas, n)
+		}
+	}
+	setScale(4)
+	env.WaitAvailable(t, ns, pcsName, 2, 31)
+	check("[0 1 2 3]")
+	setScale(2)
+	env.WaitAvailable(t, ns, pcsName, 2, 29)
+	check("[0 1]")
+	env.UpdatePCS(t, ns, pcsName, func(pcs *grovev1.PodCliqueSet) {
+		for i := range pcs.Spec.Template.Cliques {
+			if pcs.Spec.Template.Cliques[i].Name == "frontend" {
+				pcs.Spec.Template.Cliques[i].Spec.Replicas = 4
+			}
+		}
+	})
+	env.WaitAvailable(t, ns, pcsName, 2, 32)
+	check("[0 1 2 3]")
+}
