@@ -63,12 +63,12 @@ func Default(pcs *grovev1.PodCliqueSet) {
 		for i := range spec.Template.Cliques {
 			c := &spec.Template.Cliques[i]
 			if !inGroup[c.Name] {
-				c.UpdateStrategy = defaultComponent(c.UpdateStrategy)
+				c.UpdateStrategy = defaultComponent(fromRollingUpdate(c.UpdateStrategy, c.RollingUpdate))
 			}
 		}
 		for i := range spec.Template.PodCliqueScalingGroupConfigs {
 			g := &spec.Template.PodCliqueScalingGroupConfigs[i]
-			g.UpdateStrategy = defaultComponent(g.UpdateStrategy)
+			g.UpdateStrategy = defaultComponent(fromRollingUpdate(g.UpdateStrategy, g.RollingUpdate))
 		}
 	case grovev1.ReplicaRecreateStrategyType:
 		if us.RollingUpdate == nil {
@@ -91,6 +91,19 @@ func Default(pcs *grovev1.PodCliqueSet) {
 			}
 		}
 	}
+}
+
+// fromRollingUpdate is s with Grove's rollingUpdate.maxUnavailable where s leaves
+// maxUnavailable unset.
+func fromRollingUpdate(s *grovev1.ComponentUpdateStrategy, ru *grovev1.RollingUpdateConfiguration) *grovev1.ComponentUpdateStrategy {
+	if ru == nil || ru.MaxUnavailable == nil || (s != nil && s.MaxUnavailable != nil) {
+		return s
+	}
+	if s == nil {
+		s = &grovev1.ComponentUpdateStrategy{}
+	}
+	s.MaxUnavailable = ptr.To(intstr.FromInt32(*ru.MaxUnavailable))
+	return s
 }
 
 func defaultComponent(s *grovev1.ComponentUpdateStrategy) *grovev1.ComponentUpdateStrategy {

@@ -177,6 +177,16 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 	recreate := typ == grovev1.ReplicaRecreateStrategyType
 	for i := range spec.Template.Cliques {
 		c := &spec.Template.Cliques[i]
+		p := field.NewPath("spec", "template", "cliques").Index(i)
+		errs = append(errs, validateRollingUpdate(p, c.RollingUpdate, c.UpdateStrategy, recreate, groupOf[c.Name])...)
+	}
+	for i := range spec.Template.PodCliqueScalingGroupConfigs {
+		g := &spec.Template.PodCliqueScalingGroupConfigs[i]
+		p := field.NewPath("spec", "template", "podCliqueScalingGroups").Index(i)
+		errs = append(errs, validateRollingUpdate(p, g.RollingUpdate, g.UpdateStrategy, recreate, "")...)
+	}
+	for i := range spec.Template.Cliques {
+		c := &spec.Template.Cliques[i]
 		if c.UpdateStrategy == nil {
 			continue
 		}
@@ -203,6 +213,31 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 		}
 		errs = append(errs, validateBudget(p, g.UpdateStrategy.MaxSurge, g.UpdateStrategy.MaxUnavailable, int(ptr.Deref(g.Replicas, 1)),
 			fmt.Sprintf("spec.template.podCliqueScalingGroups[%d].replicas", i))...)
+	}
+	return errs
+}
+
+// validateRollingUpdate checks Grove's rollingUpdate of a component at p: it must agree with
+// the component's updateStrategy.maxUnavailable when both are set, and is not used under
+// ReplicaRecreate or on a clique of a scaling group (group names the group).
+func validateRollingUpdate(p *field.Path, ru *grovev1.RollingUpdateConfiguration, us *grovev1.ComponentUpdateStrategy, recreate bool, group string) field.ErrorList {
+	if ru == nil {
+		return nil
+	}
+	rp := p.Child("rollingUpdate")
+	var errs field.ErrorList
+	switch {
+	case recreate:
+		return append(errs, field.Forbidden(rp, "not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it"))
+	case group != "":
+		return append(errs, field.Forbidden(rp, fmt.Sprintf("the clique belongs to scaling group %q, whose replicas are updated as a whole; set rollingUpdate on the scaling group", group)))
+	}
+	if m := ru.MaxUnavailable; m != nil && us != nil && us.MaxUnavailable != nil && *us.MaxUnavailable != intstr.FromInt32(*m) {
+		errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), *m,
+			fmt.Sprintf("differs from %s (%s): rollingUpdate.maxUnavailable is Grove's name for the same budget; set one, or both to the same value", p.Child("updateStrategy", "maxUnavailable"), us.MaxUnavailable.String())))
+	}
+	if d := ru.ProgressDeadline; d != nil && d.Duration <= 0 {
+		errs = append(errs, field.Invalid(rp.Child("progressDeadline"), d.Duration.String(), "must be positive (leave it unset for no component deadline)"))
 	}
 	return errs
 }

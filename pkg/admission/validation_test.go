@@ -128,6 +128,17 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		{name: "updateStrategy on a clique of a scaling group", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[2].UpdateStrategy = budget(1, 0)
 		}, want: []string{`spec.template.cliques[2].updateStrategy: Forbidden: clique "prefill-worker" belongs to scaling group "prefill", whose replicas are updated as a whole; set updateStrategy on the scaling group`}},
+		{name: "Grove's rollingUpdate.maxUnavailable disagrees with updateStrategy", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.Template.Cliques[0].UpdateStrategy = budget(0, 1)
+			p.Spec.Template.Cliques[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{MaxUnavailable: ptr.To[int32](2)}
+		}, want: []string{`spec.template.cliques[0].rollingUpdate.maxUnavailable: Invalid value: 2: differs from spec.template.cliques[0].updateStrategy.maxUnavailable (1): rollingUpdate.maxUnavailable is Grove's name for the same budget; set one, or both to the same value`}},
+		{name: "rollingUpdate on a clique of a scaling group, and a zero deadline", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.Template.Cliques[2].RollingUpdate = &grovev1.RollingUpdateConfiguration{MaxUnavailable: ptr.To[int32](1)}
+			p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{ProgressDeadline: &metav1.Duration{}}
+		}, want: []string{
+			`spec.template.cliques[2].rollingUpdate: Forbidden: the clique belongs to scaling group "prefill", whose replicas are updated as a whole; set rollingUpdate on the scaling group`,
+			`spec.template.podCliqueScalingGroups[0].rollingUpdate.progressDeadline: Invalid value: "0s": must be positive (leave it unset for no component deadline)`,
+		}},
 		{name: "unknown strategy type", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: "Recreate"}
 		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate"`}},
@@ -267,6 +278,25 @@ func TestValidatePodCliqueSetUpdate(t *testing.T) {
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// Grove's rollingUpdate.maxUnavailable becomes the component budget where updateStrategy does
+// not set one.
+func TestRollingUpdateMaxUnavailableDefaultsBudget(t *testing.T) {
+	p := example()
+	p.Spec.Template.Cliques[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{MaxUnavailable: ptr.To[int32](2)}
+	p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{MaxUnavailable: ptr.To[int32](0)}
+	p.Spec.Template.PodCliqueScalingGroupConfigs[0].UpdateStrategy = &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(1))}
+	Default(p)
+	if s := p.Spec.Template.Cliques[0].UpdateStrategy; s.MaxUnavailable.String() != "2" || s.MaxSurge.String() != "0" {
+		t.Errorf("clique budget %+v, want maxUnavailable 2 (from rollingUpdate), maxSurge 0", s)
+	}
+	if s := p.Spec.Template.PodCliqueScalingGroupConfigs[0].UpdateStrategy; s.MaxUnavailable.String() != "0" || s.MaxSurge.String() != "1" {
+		t.Errorf("group budget %+v, want maxUnavailable 0 (from rollingUpdate), maxSurge 1", s)
+	}
+	if errs := ValidatePodCliqueSet(p); len(errs) > 0 {
+		t.Errorf("refused: %v", errs)
 	}
 }
 

@@ -389,10 +389,7 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		p.CurrentlyUpdating = append(p.CurrentlyUpdating, grovev1.ReplicaUpdateProgress{ReplicaIndex: int32(r), UpdateStartedAt: at})
 	}
 	c := metav1.Condition{Type: grovev1.ConditionProgressing, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
-	deadline := time.Duration(grovev1.DefaultProgressDeadlineSeconds) * time.Second
-	if s := pcs.Spec.UpdateStrategy; s != nil && s.ProgressDeadlineSeconds != nil {
-		deadline = time.Duration(*s.ProgressDeadlineSeconds) * time.Second
-	}
+	deadline := progressDeadline(pcs)
 	switch {
 	case ro.plan.Done || p.UpdateEndedAt != nil:
 		// Done: every unit of every replica is done by its own plan. Once the update of this
@@ -413,5 +410,39 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		}
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
+	meta.SetStatusCondition(&st.Conditions, updateInProgress(c, pcs.Generation, now))
 	meta.SetStatusCondition(&st.Conditions, surgeCondition(pcs, ro, now))
+}
+
+// progressDeadline is the PodCliqueSet's progressDeadlineSeconds, bounded by the shortest
+// rollingUpdate.progressDeadline of its components (Grove's per-component deadline, read at the
+// PodCliqueSet's level: Phalanx reports progress for the whole update).
+func progressDeadline(pcs *grovev1.PodCliqueSet) time.Duration {
+	deadline := time.Duration(grovev1.DefaultProgressDeadlineSeconds) * time.Second
+	if s := pcs.Spec.UpdateStrategy; s != nil && s.ProgressDeadlineSeconds != nil {
+		deadline = time.Duration(*s.ProgressDeadlineSeconds) * time.Second
+	}
+	bound := func(ru *grovev1.RollingUpdateConfiguration) {
+		if ru != nil && ru.ProgressDeadline != nil && ru.ProgressDeadline.Duration > 0 && ru.ProgressDeadline.Duration < deadline {
+			deadline = ru.ProgressDeadline.Duration
+		}
+	}
+	for i := range pcs.Spec.Template.Cliques {
+		bound(pcs.Spec.Template.Cliques[i].RollingUpdate)
+	}
+	for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		bound(pcs.Spec.Template.PodCliqueScalingGroupConfigs[i].RollingUpdate)
+	}
+	return deadline
+}
+
+// updateInProgress is Grove's UpdateInProgress condition, from Progressing: True while an update
+// is under way (stalled or not), False once it is complete.
+func updateInProgress(progressing metav1.Condition, generation int64, now metav1.Time) metav1.Condition {
+	c := metav1.Condition{Type: grovev1.ConditionUpdateInProgress, ObservedGeneration: generation, LastTransitionTime: now,
+		Status: metav1.ConditionTrue, Reason: progressing.Reason, Message: progressing.Message}
+	if progressing.Reason == "UpdateComplete" {
+		c.Status = metav1.ConditionFalse
+	}
+	return c
 }

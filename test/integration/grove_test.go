@@ -273,3 +273,44 @@ func TestSchedulerNamesServeGroveBackendName(t *testing.T) {
 	}
 	t.Logf("waiting gang: %s", meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionScheduled).Message)
 }
+
+// Grove's epoch scheme (PodGangMap, grove#777/#778): PodGangs named <pcs>-<replica>-<epoch>
+// (anchor) and <pcs>-<replica>-<epoch>-<pcsg>-<index> (scale-out), labelled grove.io/epoch and
+// grove.io/podgang-role, pods without grove.io/base-podgang; Grove keeps a scale-out gang's
+// pods gated until the anchor says Scheduled=True. Phalanx places them as it places the old
+// names: the anchor whole, its Scheduled=True lets the test (as Grove) ungate the scale-out
+// gang, which is then placed whole.
+func TestEpochNamedPodGangs(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("epoch", 4))
+	env.StartPhalanx(t, framework.Phalanx{})
+	create := func(name, role string, gated bool) framework.Gang {
+		g := framework.Gang{Namespace: ns, Name: name, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
+		pg := g.PodGang()
+		pg.Labels = map[string]string{"grove.io/epoch": "1", "grove.io/podgang-role": role, "app.kubernetes.io/managed-by": "grove-operator"}
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range g.Pods() {
+			if gated {
+				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: groveGate}}
+			}
+			env.CreatePods(t, p)
+		}
+		return g
+	}
+	create("inference-0-1", "Anchor", false)
+	scaleOut := create("inference-0-1-decode-1", "ScaleOut", true)
+	env.WaitGangCondition(t, ns, "inference-0-1", schedv1.ConditionScheduled, metav1.ConditionTrue, "QuorumBound", wait)
+	if pods, _ := env.GangPods(ctx, ns, scaleOut.Name); framework.CountBound(pods) != 0 {
+		t.Fatal("a gated scale-out pod was bound")
+	}
+	for _, p := range scaleOut.Pods() {
+		if _, err := env.Kube.CoreV1().Pods(ns).Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(`{"spec":{"schedulingGates":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.WaitGangBound(t, ns, scaleOut.Name, 2, wait)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -139,6 +140,34 @@ func TestStalledUpdateReportsDeadline(t *testing.T) {
 		up.CurrentlyUpdating[0].UpdateStartedAt.Before(&up.UpdateStartedAt) || fmt.Sprint(up.UpdatingReplicas) != "[0]" {
 		t.Errorf("updateProgress %+v: want currentlyUpdating [replica 0 with its start] and updatingReplicas [0]", up)
 	}
+}
+
+// Grove's per-component rollingUpdate.progressDeadline bounds the PodCliqueSet's own deadline
+// (600 s here): the stalled surge of TestStalledUpdateReportsDeadline is reported after the
+// clique's 3 s; Grove's UpdateInProgress stays True while the update is stalled.
+func TestComponentProgressDeadline(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("cstall", 3))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "cs", 1, 0, 600)
+	pcs.Spec.Template.Cliques[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{ProgressDeadline: &metav1.Duration{Duration: 3 * time.Second}}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "cs", 1, 3)
+	env.SetImage(t, ns, "cs", "registry.example.com/llm/worker:v2")
+	framework.Eventually(t, wait, "Progressing=False ProgressDeadlineExceeded after the clique's deadline", func(ctx context.Context) (bool, error) {
+		cur, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "cs", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionProgressing)
+		u := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionUpdateInProgress)
+		return c != nil && c.Reason == grovev1.ReasonProgressDeadlineExceeded && u != nil && u.Status == metav1.ConditionTrue, nil
+	})
 }
 
 // availableGroupReplicas counts the group replicas whose leader and both workers are Ready.

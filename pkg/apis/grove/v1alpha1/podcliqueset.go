@@ -136,6 +136,22 @@ type ComponentUpdateStrategy struct {
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
 }
 
+// RollingUpdateConfiguration is Grove's per-component rolling-update configuration (grove#817).
+// Phalanx reads maxUnavailable as the component's updateStrategy.maxUnavailable (the webhook
+// copies it there when that is unset; both set must agree) and progressDeadline as a bound on
+// the PodCliqueSet's progress deadline.
+type RollingUpdateConfiguration struct {
+	// MaxUnavailable is how many pods (standalone clique) or group replicas may be unavailable
+	// at once during an update.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MaxUnavailable *int32 `json:"maxUnavailable,omitempty"`
+	// ProgressDeadline is how long the component's update may make no step before the update
+	// is reported as not progressing.
+	// +optional
+	ProgressDeadline *metav1.Duration `json:"progressDeadline,omitempty"`
+}
+
 // PodCliqueSetTemplateSpec describes one replica of a PodCliqueSet.
 type PodCliqueSetTemplateSpec struct {
 	// Cliques are the roles of a replica. There is at least one.
@@ -259,6 +275,9 @@ type PodCliqueTemplateSpec struct {
 	// a clique that belongs to a scaling group and under ReplicaRecreate.
 	// +optional
 	UpdateStrategy *ComponentUpdateStrategy `json:"updateStrategy,omitempty"`
+	// RollingUpdate is Grove's form of the component budget (see RollingUpdateConfiguration).
+	// +optional
+	RollingUpdate *RollingUpdateConfiguration `json:"rollingUpdate,omitempty"`
 	// Spec is the specification of the PodClique made from this template.
 	Spec PodCliqueSpec `json:"spec"`
 	// ResourceSharing is Grove's; kept as written.
@@ -292,6 +311,9 @@ type PodCliqueScalingGroupConfig struct {
 	// UpdateStrategy is the budget for rolling the replicas of this group.
 	// +optional
 	UpdateStrategy *ComponentUpdateStrategy `json:"updateStrategy,omitempty"`
+	// RollingUpdate is Grove's form of the component budget (see RollingUpdateConfiguration).
+	// +optional
+	RollingUpdate *RollingUpdateConfiguration `json:"rollingUpdate,omitempty"`
 	// TopologyConstraint packs each replica of this group into one topology domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
@@ -392,6 +414,8 @@ const (
 	ConditionAvailable    = "Available"
 	ConditionProgressing  = "Progressing"
 	ConditionSurgeBlocked = "SurgeBlocked"
+	// ConditionUpdateInProgress is Grove's: True while an update of the template is under way.
+	ConditionUpdateInProgress = "UpdateInProgress"
 
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 )
