@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
@@ -64,24 +65,7 @@ func TestDefaultConfigLoads(t *testing.T) {
 // The configuration shipped in manifests/deploy/config.yaml loads with kube-scheduler's own
 // loader, with both Phalanx plugins' args decoded.
 func TestDeployedConfigLoads(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", "deploy", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm struct {
-		Data map[string]string `json:"data"`
-	}
-	if err := yaml.Unmarshal(raw, &cm); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cm.Data["config.yaml"]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
-	if err != nil {
-		t.Fatalf("the deployed configuration does not load: %v", err)
-	}
+	cfg := loadShipped(t, "deploy")
 	if !cfg.LeaderElection.LeaderElect || cfg.Profiles[0].SchedulerName != SchedulerName {
 		t.Errorf("leader election %v, profile %q", cfg.LeaderElection.LeaderElect, cfg.Profiles[0].SchedulerName)
 	}
@@ -129,24 +113,7 @@ func TestDefaultConfigSchedulerNames(t *testing.T) {
 // manifests/scheduler-only/config.yaml loads too: a phalanx-scheduler and an lpx-scheduler
 // profile (Grove's lpx backend name), each with the PodGang plugin and its args.
 func TestSchedulerOnlyConfigLoads(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", "scheduler-only", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm struct {
-		Data map[string]string `json:"data"`
-	}
-	if err := yaml.Unmarshal(raw, &cm); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cm.Data["config.yaml"]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
-	if err != nil {
-		t.Fatalf("the scheduler-only configuration does not load: %v", err)
-	}
+	cfg := loadShipped(t, "scheduler-only")
 	var names []string
 	for _, p := range cfg.Profiles {
 		names = append(names, p.SchedulerName)
@@ -163,4 +130,29 @@ func TestSchedulerOnlyConfigLoads(t *testing.T) {
 	if strings.Join(names, ",") != "phalanx-scheduler,lpx-scheduler" {
 		t.Errorf("profiles %v, want phalanx-scheduler and lpx-scheduler", names)
 	}
+}
+
+// loadShipped loads the KubeSchedulerConfiguration of manifests/<variant>/config.yaml's
+// ConfigMap with kube-scheduler's own loader.
+func loadShipped(t *testing.T, variant string) *schedconfig.KubeSchedulerConfiguration {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", variant, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cm.Data["config.yaml"]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
+	if err != nil {
+		t.Fatalf("the configuration of manifests/%s does not load: %v", variant, err)
+	}
+	return cfg
 }

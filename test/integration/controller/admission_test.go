@@ -272,6 +272,24 @@ func competitor(ns string) framework.Gang {
 	return framework.Gang{Namespace: ns, Name: "other", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
 }
 
+// waitRecreated waits until both pods of recreateSet's replica run the v2 image on a node.
+func waitRecreated(t *testing.T, env *framework.Env, ns string) {
+	t.Helper()
+	framework.Eventually(t, wait, "the recreated replica bound", func(ctx context.Context) (bool, error) {
+		live, err := env.ListPods(ctx, ns, "rr")
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range live {
+			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && p.Spec.NodeName != "" {
+				n++
+			}
+		}
+		return n == 2, nil
+	})
+}
+
 func boundPods(ctx context.Context, env *framework.Env, ns, gangName string) int {
 	pods, err := env.GangPods(ctx, ns, gangName)
 	if err != nil {
@@ -313,19 +331,7 @@ func TestReplacementReservation(t *testing.T) {
 		})
 		defer stopWatch()
 		env.SetImage(t, ns, "rr", "registry.example.com/llm/worker:v2")
-		framework.Eventually(t, wait, "the recreated replica Running on the freed nodes", func(ctx context.Context) (bool, error) {
-			live, err := env.ListPods(ctx, ns, "rr")
-			if err != nil {
-				return false, err
-			}
-			n := 0
-			for _, p := range live {
-				if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && p.Spec.NodeName != "" {
-					n++
-				}
-			}
-			return n == 2, nil
-		})
+		waitRecreated(t, env, ns)
 		stopWatch()
 		mu.Lock()
 		defer mu.Unlock()
@@ -448,19 +454,7 @@ func TestReservationSurvivesTerminatingGang(t *testing.T) {
 	if _, err := gangs.Patch(ctx, "rr-0", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, wait, "the recreated replica Running", func(ctx context.Context) (bool, error) {
-		live, err := env.ListPods(ctx, ns, "rr")
-		if err != nil {
-			return false, err
-		}
-		n := 0
-		for _, p := range live {
-			if p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && p.Spec.NodeName != "" {
-				n++
-			}
-		}
-		return n == 2, nil
-	})
+	waitRecreated(t, env, ns)
 	g, err := gangs.Get(ctx, "rr-0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

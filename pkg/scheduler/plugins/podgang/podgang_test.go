@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
@@ -258,5 +260,52 @@ func BenchmarkPermit(b *testing.B) {
 		for j := 0; j < 5; j++ {
 			pl.Store().Forget(pods[g+j])
 		}
+	}
+}
+
+// Phalanx's part of a PodGang status is the phase, Scheduled and phalanx.dev/Unschedulable;
+// Grove's conditions pass through untouched and the type older versions wrote is removed.
+func TestDesiredStatusKeepsOperatorConditions(t *testing.T) {
+	initialized := metav1.Condition{Type: schedv1.ConditionInitialized, Status: metav1.ConditionTrue, Reason: "PodGangPodsCreated", Message: "PodGang is fully initialized"}
+	unhealthy := metav1.Condition{Type: "Unhealthy", Status: metav1.ConditionFalse, Reason: "Healthy"}
+	live := &schedv1.PodGangStatus{Phase: schedv1.PodGangPending, Conditions: []metav1.Condition{
+		initialized, unhealthy, {Type: schedv1.LegacyConditionUnschedulable, Status: metav1.ConditionTrue, Reason: "Old"},
+	}}
+	st := gang.Status{Established: true, Phase: gang.PhaseRunning}
+	got := desiredStatus(live, st, 3)
+	if got.Phase != schedv1.PodGangRunning {
+		t.Errorf("phase %s, want Running", got.Phase)
+	}
+	for _, want := range []metav1.Condition{initialized, unhealthy} {
+		if c := meta.FindStatusCondition(got.Conditions, want.Type); c == nil || c.Status != want.Status || c.Reason != want.Reason || c.Message != want.Message {
+			t.Errorf("operator condition %s changed: %+v", want.Type, c)
+		}
+	}
+	if meta.FindStatusCondition(got.Conditions, schedv1.LegacyConditionUnschedulable) != nil {
+		t.Error("the legacy Unschedulable condition was kept")
+	}
+	if !meta.IsStatusConditionTrue(got.Conditions, schedv1.ConditionScheduled) || meta.IsStatusConditionTrue(got.Conditions, schedv1.ConditionUnschedulable) {
+		t.Errorf("Phalanx's conditions %+v: want Scheduled=True, phalanx.dev/Unschedulable=False", got.Conditions)
+	}
+	if live.Phase != schedv1.PodGangPending || len(live.Conditions) != 3 {
+		t.Error("desiredStatus changed the live status it was given")
+	}
+}
+
+// The same Warning reason is recorded at most once per warnEvery for a gang; another reason
+// or another gang is not held back.
+func TestWarningsRateLimited(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	w := &statusWriter{warned: map[gang.Key]warning{}, now: func() time.Time { return now }}
+	a, b := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "a"}, gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "b"}
+	if !w.mayWarn(a, "MemberUnschedulable") || w.mayWarn(a, "MemberUnschedulable") {
+		t.Error("the same reason twice in a row")
+	}
+	if !w.mayWarn(a, "InsufficientResources") || !w.mayWarn(b, "MemberUnschedulable") {
+		t.Error("another reason or another gang held back")
+	}
+	now = now.Add(warnEvery)
+	if !w.mayWarn(a, "InsufficientResources") {
+		t.Error("held back after warnEvery")
 	}
 }
