@@ -2,7 +2,6 @@ package gangplugin
 
 import (
 	"context"
-	"reflect"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -23,17 +22,12 @@ func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint,
 
 // hintGang wakes the pods of the changed gang and the pods of gangs based on it. The store is
 // updated first, so that PreEnqueue sees the change whatever order informer handlers run in.
-func (p *Adapter) hintGang(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+func (p *Adapter) hintGang(logger klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
 	spec, ok := p.opts.ToSpec(newObj)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
 	p.recordSpec(spec)
-	if old, ok := p.opts.ToSpec(oldObj); ok && reflect.DeepEqual(old, spec) {
-		// Nothing the rules read changed (a status write, of Phalanx's or the operator's):
-		// waking the gang would only repeat the cycle that put it back.
-		return fwk.QueueSkip, nil
-	}
 	if k, ok := p.keyOf(pod); ok && k == spec.Key {
 		return fwk.Queue, nil
 	}
