@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -182,10 +183,39 @@ var WatchTimeout time.Duration
 // WatchResumes counts the times a WatchPodsSelected stream was resumed after the server ended it.
 var WatchResumes atomic.Int64
 
+// WatchRelists counts the times a WatchPodsSelected stream had to list again (410 Gone).
+var WatchRelists atomic.Int64
+
+// gone reports whether a watch error means its resourceVersion can no longer be served (410).
+func gone(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
+
+// relist brings pods to the listed state, observing each difference as an event.
+func relist(pods map[string]corev1.Pod, listed []corev1.Pod, observe func(map[string]corev1.Pod, *corev1.Pod)) {
+	seen := map[string]bool{}
+	for i := range listed {
+		p := listed[i]
+		seen[p.Name] = true
+		if old, ok := pods[p.Name]; ok && old.ResourceVersion == p.ResourceVersion {
+			continue
+		}
+		pods[p.Name] = p
+		observe(pods, &p)
+	}
+	for name, p := range pods {
+		if !seen[name] {
+			gone := p
+			delete(pods, name)
+			observe(pods, &gone)
+		}
+	}
+}
+
 // WatchPodsSelected is WatchPods for any label selector. The stream is continuous: when the
-// API server ends the watch (its timeout, a restart), it is resumed from the last
-// resourceVersion seen, so no event is lost; when it cannot be resumed (the version is gone),
-// the test fails rather than check invariants on a truncated stream.
+// API server ends the watch (its timeout), it is resumed from the last resourceVersion seen,
+// so no event is lost. When the version is gone (410: an API server that restarted serves
+// watches only from its new cache), the pods are listed again and every difference is
+// observed as an event; what happened in between is not seen (logged, counted in
+// WatchRelists). Any other watch error fails the test.
 func (e *Env) WatchPodsSelected(t testing.TB, ns, selector string, observe func(pods map[string]corev1.Pod, changed *corev1.Pod)) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -221,11 +251,14 @@ func (e *Env) WatchPodsSelected(t testing.TB, ns, selector string, observe func(
 			mu.Unlock()
 			for ev := range cur.ResultChan() {
 				if ev.Type == watch.Error {
-					if ctx.Err() == nil {
-						t.Errorf("pod watch (%s) failed at resourceVersion %s: %v; the invariants cannot be checked on a broken stream", selector, rv, apierrors.FromObject(ev.Object))
+					err := apierrors.FromObject(ev.Object)
+					if ctx.Err() == nil && !gone(err) {
+						t.Errorf("pod watch (%s) failed at resourceVersion %s: %v; the invariants cannot be checked on a broken stream", selector, rv, err)
+						cur.Stop()
+						return
 					}
 					cur.Stop()
-					return
+					break // resumed below, after a relist
 				}
 				p, ok := ev.Object.(*corev1.Pod)
 				if !ok {
@@ -245,11 +278,33 @@ func (e *Env) WatchPodsSelected(t testing.TB, ns, selector string, observe func(
 			if ctx.Err() != nil {
 				return
 			}
-			// The server ended the stream: resume where it stopped.
-			next, err := start(rv)
+			// The server ended the stream: resume where it stopped. While the API server is
+			// away (a restart) keep trying; when the version is gone, list again first.
+			var next watch.Interface
+			var last error
+			err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+				w, err := start(rv)
+				if err == nil {
+					next = w
+					return true, nil
+				}
+				last = err
+				if gone(err) {
+					list, err := e.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+					if err != nil {
+						last = err
+						return false, nil
+					}
+					t.Logf("pod watch (%s): resourceVersion %s is gone; relisted at %s: changes in between are observed only as their result", selector, rv, list.ResourceVersion)
+					WatchRelists.Add(1)
+					relist(pods, list.Items, observe)
+					rv = list.ResourceVersion
+				}
+				return false, nil
+			})
 			if err != nil {
 				if ctx.Err() == nil {
-					t.Errorf("pod watch (%s) could not be resumed at resourceVersion %s: %v", selector, rv, err)
+					t.Errorf("pod watch (%s) could not be resumed at resourceVersion %s within a minute: %v", selector, rv, last)
 				}
 				return
 			}
