@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // Keys of the serving-certificate Secret (the kubernetes.io/tls layout plus the CA).
@@ -209,35 +210,47 @@ func certSecret(namespace, name string, c *ServingCert) *corev1.Secret {
 // ValidatingWebhookConfiguration named name (shipped by manifests/ with an empty bundle). It
 // returns an error naming what is missing when either configuration does not exist.
 func InjectCABundle(ctx context.Context, kube kubernetes.Interface, name string, ca []byte) error {
-	mwc, err := kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+	// Every replica keeps the bundle; a concurrent write by another replica is a conflict to
+	// retry on the fresh object, not a failure.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mwc, err := kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
+		}
+		changed := false
+		for i := range mwc.Webhooks {
+			if !bytes.Equal(mwc.Webhooks[i].ClientConfig.CABundle, ca) {
+				mwc.Webhooks[i].ClientConfig.CABundle, changed = slices.Clone(ca), true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		_, err = kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, mwc, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
+		return fmt.Errorf("setting the CA bundle of MutatingWebhookConfiguration %s: %w", name, err)
 	}
-	changed := false
-	for i := range mwc.Webhooks {
-		if !bytes.Equal(mwc.Webhooks[i].ClientConfig.CABundle, ca) {
-			mwc.Webhooks[i].ClientConfig.CABundle, changed = slices.Clone(ca), true
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		vwc, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
 		}
-	}
-	if changed {
-		if _, err := kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, mwc, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("setting the CA bundle of MutatingWebhookConfiguration %s: %w", name, err)
+		changed := false
+		for i := range vwc.Webhooks {
+			if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, ca) {
+				vwc.Webhooks[i].ClientConfig.CABundle, changed = slices.Clone(ca), true
+			}
 		}
-	}
-	vwc, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+		if !changed {
+			return nil
+		}
+		_, err = kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, vwc, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
-	}
-	changed = false
-	for i := range vwc.Webhooks {
-		if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, ca) {
-			vwc.Webhooks[i].ClientConfig.CABundle, changed = slices.Clone(ca), true
-		}
-	}
-	if changed {
-		if _, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, vwc, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("setting the CA bundle of ValidatingWebhookConfiguration %s: %w", name, err)
-		}
+		return fmt.Errorf("setting the CA bundle of ValidatingWebhookConfiguration %s: %w", name, err)
 	}
 	return nil
 }

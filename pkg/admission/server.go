@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
@@ -260,30 +261,43 @@ func Configurations(name string, base admissionregistrationv1.WebhookClientConfi
 func Register(ctx context.Context, kube kubernetes.Interface, name string, base admissionregistrationv1.WebhookClientConfig, ca []byte, namespaces *metav1.LabelSelector) error {
 	mwc, vwc := Configurations(name, base, ca, namespaces)
 	mc := kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
-	if cur, err := mc.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		if _, err := mc.Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating MutatingWebhookConfiguration %s: %w", name, err)
+	// Replicas register and rotate concurrently: a conflict is retried on the fresh object.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := mc.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			if _, err := mc.Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("creating MutatingWebhookConfiguration %s: %w", name, err)
+			}
+			return nil
 		}
-	} else if err != nil {
-		return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
-	} else {
+		if err != nil {
+			return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
+		}
 		cur.Webhooks = mwc.Webhooks
-		if _, err := mc.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating MutatingWebhookConfiguration %s: %w", name, err)
-		}
+		_, err = mc.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("updating MutatingWebhookConfiguration %s: %w", name, err)
 	}
 	vc := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	if cur, err := vc.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		if _, err := vc.Create(ctx, vwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating ValidatingWebhookConfiguration %s: %w", name, err)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := vc.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			if _, err := vc.Create(ctx, vwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("creating ValidatingWebhookConfiguration %s: %w", name, err)
+			}
+			return nil
 		}
-	} else if err != nil {
-		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
-	} else {
+		if err != nil {
+			return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
+		}
 		cur.Webhooks = vwc.Webhooks
-		if _, err := vc.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating ValidatingWebhookConfiguration %s: %w", name, err)
-		}
+		_, err = vc.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("updating ValidatingWebhookConfiguration %s: %w", name, err)
 	}
 	return nil
 }
