@@ -336,6 +336,21 @@ func killLeader(t *testing.T, env *framework.Env) (restore func()) {
 	}
 }
 
+// waitUpdateUnderWay waits until the update of PodCliqueSet name has visibly started: a pod on
+// image exists.
+func waitUpdateUnderWay(t *testing.T, env *framework.Env, ns, name, image string) {
+	t.Helper()
+	framework.Eventually(t, framework.UpdateTimeout, "the update under way", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, name)
+		for _, p := range pods {
+			if p.Spec.Containers[0].Image == image {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+}
+
 // The leader is killed in the middle of an update: the other replica takes the lease, the
 // update completes, and no two pods ever claim one index.
 func TestLeaderKilledMidUpdate(t *testing.T) {
@@ -348,15 +363,7 @@ func TestLeaderKilledMidUpdate(t *testing.T) {
 	stop := env.WatchPods(t, ns, "lk", twins.observe)
 	env.SetImage(t, ns, "lk", "registry.example.com/llm/prefill:v2")
 	// Kill once the update has visibly started (a pod on the new image exists).
-	framework.Eventually(t, framework.UpdateTimeout, "the update under way", func(ctx context.Context) (bool, error) {
-		pods, err := env.ListPods(ctx, ns, "lk")
-		for _, p := range pods {
-			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" {
-				return true, nil
-			}
-		}
-		return false, err
-	})
+	waitUpdateUnderWay(t, env, ns, "lk", "registry.example.com/llm/prefill:v2")
 	restore := killLeader(t, env)
 	defer restore()
 	env.WaitUpdated(t, ns, "lk", "registry.example.com/llm/prefill:v2", 9)
@@ -387,15 +394,7 @@ func TestAPIServerRestartedMidUpdate(t *testing.T) {
 	twins := &noTwins{}
 	stop := env.WatchPods(t, ns, "ar", twins.observe)
 	env.SetImage(t, ns, "ar", "registry.example.com/llm/prefill:v2")
-	framework.Eventually(t, framework.UpdateTimeout, "the update under way", func(ctx context.Context) (bool, error) {
-		pods, err := env.ListPods(ctx, ns, "ar")
-		for _, p := range pods {
-			if p.Spec.Containers[0].Image == "registry.example.com/llm/prefill:v2" {
-				return true, nil
-			}
-		}
-		return false, err
-	})
+	waitUpdateUnderWay(t, env, ns, "ar", "registry.example.com/llm/prefill:v2")
 	start := time.Now()
 	if err := env.Cluster.RestartAPIServer(ctx); err != nil {
 		t.Fatal(err)
