@@ -49,13 +49,13 @@ var shared *Env
 // Main starts (or attaches to) the control plane, runs the tests and stops what it started.
 // Call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(run(m, false, nil))
+	os.Exit(run(m, false, nil, ""))
 }
 
 // MainWithControllers is Main with a kube-controller-manager in the control plane, for tests
 // of Jobs and Deployments.
 func MainWithControllers(m *testing.M) {
-	os.Exit(run(m, true, nil))
+	os.Exit(run(m, true, nil, ""))
 }
 
 // MainE2E runs the end-to-end suite: against PHALANX_E2E_KUBECONFIG when it is set (any
@@ -63,15 +63,29 @@ func MainWithControllers(m *testing.M) {
 // kube-controller-manager. setup runs once before the tests (it deploys Phalanx) and its
 // cleanup after them.
 func MainE2E(m *testing.M, setup func(*Env) (cleanup func(), err error)) {
-	os.Exit(run(m, true, setup))
+	os.Exit(run(m, true, setup, ""))
 }
 
-func run(m *testing.M, controllers bool, setup func(*Env) (func(), error)) int {
+// MainWithCRDs is Main with the CRDs of dir installed instead of manifests/crds (for example
+// the Grove-shaped ones of GroveShapedCRDs, to share a cluster as Grove's operator would). It
+// always starts its own control plane (PHALANX_LOCAL_DIR is ignored) so that the CRDs of a
+// shared one are not replaced.
+func MainWithCRDs(m *testing.M, dir string) {
+	_ = os.Unsetenv("PHALANX_LOCAL_DIR")
+	os.Exit(run(m, false, nil, dir))
+}
+
+// run starts (or attaches to) the control plane, installs the CRDs of crdDir (manifests/crds
+// when empty) unless setup deploys Phalanx itself, and runs the tests.
+func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDir string) int {
 	ctx := context.Background()
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if crdDir == "" {
+		crdDir = filepath.Join(root, "manifests", "crds")
 	}
 	var cluster *localcluster.Cluster
 	external := os.Getenv("PHALANX_E2E_KUBECONFIG")
@@ -104,7 +118,7 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error)) int {
 			BinDir:            binDir,
 			KwokStages:        filepath.Join(root, "hack", "kwok", "stages.yaml"),
 			ControllerManager: controllers,
-			CRDDir:            filepath.Join(root, "manifests", "crds"),
+			CRDDir:            crdDir,
 		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting the local control plane: %v\n", err)
@@ -114,7 +128,7 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error)) int {
 		fmt.Fprintf(os.Stderr, "local control plane up in %s (%s)\n", time.Since(start).Round(10*time.Millisecond), runDir)
 	}
 	if setup == nil {
-		if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
+		if err := localcluster.InstallCRDs(ctx, cluster.Config, crdDir); err != nil {
 			fmt.Fprintf(os.Stderr, "installing CRDs: %v\n", err)
 			return 1
 		}

@@ -37,6 +37,11 @@ func (p *Adapter) onGang(obj any) {
 	if spec, ok := p.opts.ToSpec(obj); ok {
 		p.recordSpec(spec)
 		p.status.Enqueue(spec.Key)
+		if !p.gangEvents.Load() {
+			// No QueueingHint sees gang objects (the kind was not served when the
+			// framework registered its events): wake the members here.
+			p.activate(klog.Background(), spec.Key, "")
+		}
 	}
 }
 
@@ -90,7 +95,10 @@ type InformerFactory interface {
 }
 
 // Start feeds the store from the gang informer and the scheduler's pod informer, starts the
-// factory, waits for its caches and runs the status queue until ctx ends.
+// factory, waits for its caches and runs the status queue until ctx ends. When the API server
+// does not serve the gang kind (its CRD is not installed: a Grove cluster has no PodGroup CRD)
+// the plugin starts without it and starts the informer once the kind is served (see
+// startWhenServed); until then the kind's members wait.
 func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cache.SharedIndexInformer, status *StatusQueue) error {
 	if _, err := gangs.AddEventHandler(p.GangHandlers()); err != nil {
 		return err
@@ -98,11 +106,8 @@ func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cach
 	if _, err := p.handle.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(p.PodHandlers()); err != nil {
 		return err
 	}
-	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("%s: informer for %v did not sync", p.opts.Name, typ)
-		}
+	if err := p.startWhenServed(ctx, factory); err != nil {
+		return err
 	}
 	go status.Run(ctx)
 	return nil

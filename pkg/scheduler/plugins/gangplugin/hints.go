@@ -12,12 +12,17 @@ import (
 // gang (or its base gang) changes, when a pod of its gang comes, goes or loses its gates, or
 // when capacity appears (a node is added or grows, a bound pod leaves).
 func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: p.opts.GangEvent, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: p.hintGang},
+	events := []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.Delete | fwk.UpdatePodSchedulingGatesEliminated}, QueueingHintFn: p.hintPod},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: hintCapacity},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: hintCapacity},
-	}, nil
+	}
+	// The framework waits for an informer of every resource registered here before it
+	// schedules anything: a kind the API server does not serve would stop the scheduler.
+	if p.gangEvents.Load() {
+		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: p.opts.GangEvent, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: p.hintGang})
+	}
+	return events, nil
 }
 
 // hintGang wakes the pods of the changed gang and the pods of gangs based on it. The store is

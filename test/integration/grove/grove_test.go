@@ -1,9 +1,11 @@
-package integration
+package grove
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -12,13 +14,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
@@ -337,4 +344,58 @@ func TestEpochNamedPodGangs(t *testing.T) {
 		}
 	}
 	env.WaitGangBound(t, ns, scaleOut.Name, 2, wait)
+}
+
+// A Grove cluster has no scheduling.x-k8s.io PodGroup CRD. phalanx-scheduler with its default
+// profile (PodGang and PodGroup plugins) starts and schedules there (the tests above), and
+// when the CRD is installed later its PodGroup plugin starts its informer and serves PodGroup
+// gangs without a restart.
+func TestPodGroupCRDInstalledLater(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("latecrd", 2))
+	recheck := gangplugin.KindRecheck
+	gangplugin.KindRecheck = 500 * time.Millisecond
+	t.Cleanup(func() { gangplugin.KindRecheck = recheck })
+	env.StartPhalanx(t, framework.Phalanx{})
+
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "crds", "scheduling.x-k8s.io_podgroups.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "podgroups.yaml"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The members come first: they wait for a kind the plugin does not watch yet.
+	for i := 0; i < 2; i++ {
+		env.CreatePods(t, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("late-%d", i), Labels: map[string]string{schedulingv1.LabelPodGroup: "late"}},
+			Spec: corev1.PodSpec{SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
+				Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/train:v1",
+					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}},
+		})
+	}
+	if err := localcluster.InstallCRDs(ctx, env.Config, dir); err != nil {
+		t.Fatal(err)
+	}
+	pg := &schedulingv1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}, Spec: schedulingv1.PodGroupSpec{MinMember: 2}}
+	framework.Eventually(t, wait, "the PodGroup created once its CRD is served", func(ctx context.Context) (bool, error) {
+		_, err := env.Phalanx.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{})
+		return err == nil, nil
+	})
+	framework.Eventually(t, wait, "both members of the PodGroup bound", func(ctx context.Context) (bool, error) {
+		list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		bound := 0
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				bound++
+			}
+		}
+		return bound == 2, nil
+	})
 }

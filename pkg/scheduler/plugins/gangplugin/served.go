@@ -1,0 +1,82 @@
+package gangplugin
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+)
+
+// KindRecheck is how often a plugin whose gang kind the API server does not serve checks
+// discovery again (tests shorten it).
+var KindRecheck = 30 * time.Second
+
+// startWhenServed starts the gang informers and waits for their caches when the API server
+// serves the gang kind. When it does not (the CRD is not installed), it says so once and
+// returns at once: the framework must not register an event of a kind nobody serves (it would
+// wait for that informer before scheduling anything), members of the kind wait in PreEnqueue,
+// and a goroutine checks discovery every KindRecheck and starts the informers when the kind
+// appears, after which onGang wakes the members of each gang it records.
+func (p *Adapter) startWhenServed(ctx context.Context, factory InformerFactory) error {
+	logger := klog.FromContext(ctx).WithValues("plugin", p.opts.Name)
+	gvr, _ := schema.ParseResourceArg(string(p.opts.GangEvent))
+	if gvr == nil {
+		return fmt.Errorf("%s: gang event %q is not <plural>.<version>.<group>", p.opts.Name, p.opts.GangEvent)
+	}
+	served, err := p.served(*gvr)
+	if err != nil {
+		logger.Info("Could not ask the API server whether it serves the gang kind; assuming it does", "resource", gvr.String(), "err", err)
+		served = true
+	}
+	if served {
+		p.gangEvents.Store(true)
+		return p.startInformers(ctx, factory)
+	}
+	logger.Info("The API server does not serve this gang kind (its CRD is not installed); its pods wait until it is", "resource", gvr.String(), "recheck", KindRecheck)
+	go func() {
+		_ = wait.PollUntilContextCancel(ctx, KindRecheck, false, func(ctx context.Context) (bool, error) {
+			ok, err := p.served(*gvr)
+			if err != nil || !ok {
+				logger.V(4).Info("Gang kind still not served", "resource", gvr.String(), "err", err)
+				return false, nil
+			}
+			logger.Info("The API server serves the gang kind now; starting its informer", "resource", gvr.String())
+			if err := p.startInformers(ctx, factory); err != nil {
+				logger.Error(err, "Starting the gang informer")
+			}
+			return true, nil
+		})
+	}()
+	return nil
+}
+
+// served reports whether discovery lists gvr's resource in its group version.
+func (p *Adapter) served(gvr schema.GroupVersionResource) (bool, error) {
+	list, err := p.handle.ClientSet().Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (p *Adapter) startInformers(ctx context.Context, factory InformerFactory) error {
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("%s: informer for %v did not sync", p.opts.Name, typ)
+		}
+	}
+	return nil
+}
