@@ -22,6 +22,10 @@ func SpecFromPodGang(pg *schedv1.PodGang) Spec {
 		PodGroups:   make([]PodGroup, 0, len(pg.Spec.PodGroups)),
 		Reservation: ReservationFromPodGang(pg),
 	}
+	if ref := pg.Spec.ReuseReservationRef; ref != nil && ref.Name != "" && (ref.Namespace == "" || ref.Namespace == pg.Namespace) {
+		// Another namespace's capacity is not this gang's to hold.
+		s.ReuseFrom = Key{Kind: KindPodGang, Namespace: pg.Namespace, Name: ref.Name}
+	}
 	for _, g := range pg.Spec.PodGroups {
 		pods := make([]string, 0, len(g.PodReferences))
 		for _, ref := range g.PodReferences {

@@ -8,14 +8,26 @@ import (
 
 // SetSpec records the gang object (add or update) and reassigns members to podgroups. A
 // hold left by a deleted object of the same name ends: the new object's reservation governs.
+// A gang that names another in ReuseFrom and carries no reservation of its own reserves that
+// gang's footprint (its bound members and those that left it within the hold window) as the
+// store first sees it, from then on for the hold duration; Phalanx's own controller writes the
+// reservation instead, which survives a restart of the scheduler.
 func (s *Store) SetSpec(spec Spec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pruneLingeringLocked()
 	e := s.entryLocked(spec.Key)
 	sp := spec
+	prev := e.spec
 	e.spec, e.lingering = &sp, nil
-	if sp.Reservation != nil {
+	delete(s.leaving, sp.Key)
+	switch {
+	case sp.Reservation != nil || sp.ReuseFrom == (Key{}):
+		e.reused = nil
+	case e.reused == nil || prev == nil || prev.ReuseFrom != sp.ReuseFrom:
+		e.reused = s.footprintLocked(sp.ReuseFrom)
+	}
+	if e.reservation() != nil {
 		s.reserving[sp.Key] = true
 	} else {
 		delete(s.reserving, sp.Key)
@@ -23,6 +35,65 @@ func (s *Store) SetSpec(spec Spec) {
 	for _, m := range e.members {
 		m.Group = groupOf(e.spec, m.pod)
 	}
+}
+
+// footprintLocked is what gang k holds and held, by node, as a reservation starting now: the
+// requests of its bound members and of the bound members that left it within the hold
+// window. Nil when holds are off or there is nothing.
+func (s *Store) footprintLocked(k Key) *Reservation {
+	e := s.gangs[k]
+	if e == nil || s.hold == 0 {
+		return nil
+	}
+	now := s.now()
+	nodes := map[string]Resources{}
+	for _, m := range e.members {
+		if m.State == Bound && m.Node != "" {
+			nodes[m.Node] = nodes[m.Node].Add(m.Requests)
+		}
+	}
+	if s.leftFreshLocked(e, now) {
+		for n, r := range e.left {
+			nodes[n] = nodes[n].Add(r)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	return &Reservation{Since: now, Nodes: nodes}
+}
+
+// recordLeftLocked notes that bound member m left e (see entry.left).
+func (s *Store) recordLeftLocked(e *entry, m *member) {
+	if s.hold == 0 || m.State != Bound || m.Node == "" {
+		return
+	}
+	now := s.now()
+	if !s.leftFreshLocked(e, now) {
+		e.left = map[string]Resources{}
+	}
+	e.left[m.Node] = e.left[m.Node].Add(m.Requests)
+	e.leftAt = now
+}
+
+// leftFreshLocked: e's members left it within the hold window.
+func (s *Store) leftFreshLocked(e *entry, now time.Time) bool {
+	return len(e.left) > 0 && now.Before(e.leftAt.Add(s.hold))
+}
+
+// dropIfEmptyLocked forgets k's entry when nothing keeps it: no object, no member, no
+// lingering hold; an entry whose members left within the hold window stays in leaving.
+func (s *Store) dropIfEmptyLocked(k Key, e *entry) {
+	if len(e.members) > 0 || e.spec != nil || e.lingering != nil {
+		return
+	}
+	if s.leftFreshLocked(e, s.now()) {
+		s.leaving[k] = true
+		return
+	}
+	delete(s.gangs, k)
+	delete(s.scaled, k)
+	delete(s.leaving, k)
 }
 
 // DeleteSpec forgets the gang object. Members that still exist stay, waiting for it. An
@@ -37,18 +108,16 @@ func (s *Store) DeleteSpec(k Key) {
 		return
 	}
 	if s.activeLocked(e, s.now()) {
-		e.lingering = e.spec.Reservation
+		e.lingering = e.reservation()
 	} else {
 		delete(s.reserving, k)
 	}
-	e.spec, e.establishedAt, e.domain = nil, time.Time{}, ""
-	if len(e.members) == 0 && e.lingering == nil {
-		delete(s.gangs, k)
-	}
+	e.spec, e.reused, e.establishedAt, e.domain = nil, nil, time.Time{}, ""
+	s.dropIfEmptyLocked(k, e)
 }
 
 // pruneLingeringLocked drops the holds of deleted gang objects whose window has closed or
-// whose replacements took the capacity back, and their entries when no member is left.
+// whose replacements took the capacity back, and the entries that nothing keeps any more.
 func (s *Store) pruneLingeringLocked() {
 	now := s.now()
 	for k := range s.reserving {
@@ -58,8 +127,14 @@ func (s *Store) pruneLingeringLocked() {
 		}
 		e.lingering = nil
 		delete(s.reserving, k)
-		if len(e.members) == 0 {
-			delete(s.gangs, k)
+		s.dropIfEmptyLocked(k, e)
+	}
+	for k := range s.leaving {
+		if e := s.gangs[k]; e == nil || !s.leftFreshLocked(e, now) {
+			delete(s.leaving, k)
+			if e != nil {
+				s.dropIfEmptyLocked(k, e)
+			}
 		}
 	}
 }
@@ -140,15 +215,13 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 		return
 	}
 	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
+		s.recordLeftLocked(e, m)
 		delete(e.members, pod.Name)
 	}
 	if !anyPlaced(e) {
 		e.establishedAt, e.domain = time.Time{}, ""
 	}
-	if len(e.members) == 0 && e.spec == nil && e.lingering == nil {
-		delete(s.gangs, k)
-		delete(s.scaled, k)
-	}
+	s.dropIfEmptyLocked(k, e)
 }
 
 // Assume marks a member as holding a node (Reserve).

@@ -29,6 +29,10 @@ type Hold struct {
 	Gang     Key
 	Reserved Resources
 	Until    time.Time
+	// Replaces is the gang whose footprint the reservation took over (Spec.ReuseFrom), zero
+	// when it is the gang's own: that gang's pods still on the node count as taken back too,
+	// since they occupy what is held.
+	Replaces Key
 }
 
 // ReservationFromPodGang reads the annotation; nil when absent or unreadable.
@@ -115,7 +119,11 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 		}
 		r := e.reservation()
 		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
-			out = append(out, Hold{Gang: k, Reserved: res, Until: r.Since.Add(s.hold)})
+			h := Hold{Gang: k, Reserved: res, Until: r.Since.Add(s.hold)}
+			if e.spec != nil && r == e.reused && e.spec.ReuseFrom != k {
+				h.Replaces = e.spec.ReuseFrom
+			}
+			out = append(out, h)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Gang.Name < out[j].Gang.Name })
@@ -174,15 +182,18 @@ func (s *Store) activeLocked(e *entry, now time.Time) bool {
 	return r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
 }
 
-// reservation is the gang object's reservation, or the hold its deleted object left.
+// reservation is the gang object's reservation (its own, or the one derived from ReuseFrom),
+// or the hold its deleted object left.
 func (e *entry) reservation() *Reservation {
 	switch {
 	case e == nil:
 		return nil
 	case e.spec == nil:
 		return e.lingering
+	case e.spec.Reservation != nil:
+		return e.spec.Reservation
 	}
-	return e.spec.Reservation
+	return e.reused
 }
 
 // ActiveHolds counts the gangs whose reservation is active now (for metrics).

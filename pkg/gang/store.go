@@ -35,6 +35,9 @@ type Store struct {
 	// established wakes them; it must not walk every gang). Entries of gangs that are gone
 	// are skipped when read and dropped when their base gang is deleted.
 	scaled map[Key]map[Key]bool
+	// leaving are the entries kept only for the members that left them (entry.left): no
+	// object, no member, a departure within the hold window. Pruned with the lingering holds.
+	leaving map[Key]bool
 }
 
 type entry struct {
@@ -55,6 +58,13 @@ type entry struct {
 	// active (a recreated replica's gang, deleted to be created again): the hold stays for
 	// its window, or until the gang object is created again and its own reservation governs.
 	lingering *Reservation
+	// left is what bound members that left the gang (deleted, terminating or finished)
+	// requested, by node, over the hold window up to leftAt: what a gang that names this one
+	// in ReuseFrom takes over. Kept only while holds are on.
+	left   map[string]Resources
+	leftAt time.Time
+	// reused is the reservation derived from spec.ReuseFrom (nil until a footprint was seen).
+	reused *Reservation
 }
 
 type member struct {
@@ -67,7 +77,7 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}}
+	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}}
 }
 
 // Membership returns how the store reads pod labels.

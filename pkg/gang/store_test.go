@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 )
 
 const ns = "default"
@@ -472,6 +474,85 @@ func TestHoldOutlivesRecreatedGangObject(t *testing.T) {
 	s.SetSpec(spec("other", "w:1")) // any write prunes
 	if s.HasActiveHolds() || s.gangs[key("g")] != nil || s.reserving[key("g")] {
 		t.Error("an expired hold of a deleted gang is still there")
+	}
+}
+
+// A gang that names another in ReuseFrom (spec.reuseReservationRef, set by another
+// operator) reserves what that gang held: its bound members and those that left it within the
+// hold window, also after its object and pods are gone. Its own pods see the node as it is;
+// the replaced gang's pods still on a node count as taken back; the hold ends when the
+// replacements bind, and a reference seen after the window finds nothing.
+func TestReuseReservationRef(t *testing.T) {
+	s, clk := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	s.SetSpec(spec("old", "w:2"))
+	bound := func(g string, i int, node string) *v1.Pod {
+		p := pod(g, "w", i)
+		p.Spec.NodeName = node
+		s.UpsertPod(p)
+		return p
+	}
+	o0, o1 := bound("old", 0, "node-a"), bound("old", 1, "node-b")
+	// The operator deletes the old gang (pods, then object) and creates its replacement.
+	terminating := o0.DeepCopy()
+	terminating.DeletionTimestamp = &metav1.Time{Time: clk.t}
+	s.UpsertPod(terminating)
+	s.DeletePod(o0)
+	s.DeletePod(o1)
+	s.DeleteSpec(key("old"))
+	if s.gangs[key("old")] == nil || !s.leaving[key("old")] {
+		t.Fatal("the replaced gang's footprint was forgotten with its last pod")
+	}
+	clk.t = clk.t.Add(30 * time.Second)
+	sp := spec("new", "w:2")
+	sp.ReuseFrom = key("old")
+	s.SetSpec(sp)
+	for _, node := range []string{"node-a", "node-b"} {
+		h := s.HoldsOn(node, Key{})
+		if len(h) != 1 || h[0].Gang != key("new") || h[0].Reserved.GPU != 4 || h[0].Replaces != key("old") || !h[0].Until.Equal(clk.t.Add(2*time.Minute)) {
+			t.Fatalf("holds on %s = %+v; want new's 4 GPUs until %v, replacing old", node, h, clk.t.Add(2*time.Minute))
+		}
+		if h := s.HoldsOn(node, key("new")); len(h) != 0 {
+			t.Errorf("the replacement's own pods see its hold on %s: %+v", node, h)
+		}
+	}
+	bound("new", 0, "node-a")
+	if !s.ReservationActive(key("new")) {
+		t.Error("the hold ended with one of two replacements bound")
+	}
+	bound("new", 1, "node-c")
+	if s.ReservationActive(key("new")) {
+		t.Error("the hold outlived the replacements' binds")
+	}
+	// A reference the store sees after the window finds no footprint.
+	clk.t = clk.t.Add(2 * time.Minute)
+	late := spec("late", "w:2")
+	late.ReuseFrom = key("old")
+	s.SetSpec(late)
+	if s.ReservationActive(key("late")) || s.gangs[key("old")] != nil {
+		t.Errorf("a stale footprint was reserved (active %v) or kept (%v)", s.ReservationActive(key("late")), s.gangs[key("old")] != nil)
+	}
+	// With holds off, nothing is recorded.
+	off, _ := newTestStore()
+	p := pod("x", "w", 0)
+	p.Spec.NodeName = "node-a"
+	off.UpsertPod(p)
+	off.DeletePod(p)
+	if off.gangs[key("x")] != nil {
+		t.Error("holds off, yet the departure kept the entry")
+	}
+}
+
+// spec.reuseReservationRef is read within the gang's namespace only.
+func TestReuseReservationRefNamespace(t *testing.T) {
+	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "new"}}
+	pg.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: "a", Name: "old"}
+	if got := SpecFromPodGang(pg).ReuseFrom; got != (Key{Kind: KindPodGang, Namespace: "a", Name: "old"}) {
+		t.Errorf("same namespace: ReuseFrom %v", got)
+	}
+	pg.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: "b", Name: "old"}
+	if got := SpecFromPodGang(pg).ReuseFrom; got != (Key{}) {
+		t.Errorf("another namespace's gang was taken over: %v", got)
 	}
 }
 

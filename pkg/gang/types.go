@@ -175,4 +175,9 @@ type Spec struct {
 	MinResources *Resources
 	// Reservation, when set, holds capacity for the replacements of deleted members.
 	Reservation *Reservation
+	// ReuseFrom names the gang this one replaces (PodGang spec.reuseReservationRef, set by
+	// another operator; same namespace only). A gang without a Reservation of its own then
+	// reserves what ReuseFrom's members held when the store first saw the reference (see
+	// Store.SetSpec).
+	ReuseFrom Key
 }

@@ -399,3 +399,78 @@ func TestPodGroupCRDInstalledLater(t *testing.T) {
 		return bound == 2, nil
 	})
 }
+
+// Another operator replaces a gang as KAI-style operators do: it deletes the old gang's pods
+// and object and creates the replacement PodGang with spec.reuseReservationRef naming the
+// old one (no Phalanx annotation). A competing pod that waits for a GPU node does not take the
+// capacity the old gang freed; the replacement is placed whole on it, and only then is the
+// competitor told there is no room.
+func TestReuseReservationRefHonoured(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("reuse", 2))
+	env.StartPhalanx(t, framework.Phalanx{ReservationHold: 2 * time.Minute})
+	gangs := env.Phalanx.SchedulerV1alpha1().PodGangs(ns)
+	old := framework.Gang{Namespace: ns, Name: "serve-0", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
+	env.CreateGang(t, old)
+	env.WaitGangBound(t, ns, old.Name, 2, wait)
+
+	// The competitor waits (no room) and records every bind it would get.
+	competitor := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "competitor"},
+		Spec: corev1.PodSpec{SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/batch:v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}},
+	}
+	env.CreatePods(t, competitor)
+	framework.Eventually(t, wait, "the competitor found unschedulable", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+
+	// The operator's replacement: the new gang pointing at the old one, then the old gang's
+	// pods and object deleted. The freed nodes wake the competitor before the replacement's
+	// pods exist: it is either kept off (the hold) or bound (no hold).
+	repl := framework.Gang{Namespace: ns, Name: "serve-0-1", Groups: old.Groups}
+	pg := repl.PodGang()
+	pg.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: ns, Name: old.Name}
+	if _, err := gangs.Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	blocked := func() float64 { return framework.Metric(t, "phalanx_reservation_blocked_pods_total", nil) }
+	before := blocked()
+	env.DeletePodsNow(t, ns, "grove.io/podgang="+old.Name)
+	if err := gangs.Delete(ctx, old.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "the competitor tried the freed nodes", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p.Spec.NodeName != "" {
+			return false, framework.Terminal(fmt.Errorf("the competitor took %s, freed by the gang the replacement names in reuseReservationRef", p.Spec.NodeName))
+		}
+		return blocked() > before, nil
+	})
+	for _, p := range repl.Pods() {
+		env.CreatePods(t, p)
+	}
+	env.WaitGangBound(t, ns, repl.Name, 2, wait)
+	p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != "" {
+		t.Fatalf("the competitor took %s, freed by the replaced gang", p.Spec.NodeName)
+	}
+}

@@ -20,7 +20,8 @@ func (p *Adapter) heldOn(n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.H
 
 // HeldOn is the capacity on n held for replacements of gangs other than own (the zero Key:
 // every gang): per active reservation, what the gang had on the node minus what its pods
-// there request now. It also returns the holds that still keep something.
+// there request now (and, for a reservation taken over from a replaced gang, what that gang's
+// pods there request). It also returns the holds that still keep something.
 func HeldOn(store *gang.Store, n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
 	holds := store.HoldsOn(n.Node().Name, own)
 	if len(holds) == 0 {
@@ -31,7 +32,7 @@ func HeldOn(store *gang.Store, n fwk.NodeInfo, own gang.Key) (gang.Resources, []
 	for _, h := range holds {
 		var have gang.Resources
 		for _, pi := range n.GetPods() {
-			if k, ok := store.Membership().KeyOf(pi.GetPod()); ok && k == h.Gang {
+			if k, ok := store.Membership().KeyOf(pi.GetPod()); ok && (k == h.Gang || k == h.Replaces) {
 				have = have.Add(gang.RequestsOf(pi.GetPod()))
 			}
 		}
