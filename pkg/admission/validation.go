@@ -151,9 +151,9 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 		if us.Type != "" {
 			typ = us.Type
 		}
-		if !typ.Rolling() && typ != grovev1.ReplicaRecreateStrategyType {
+		if !typ.Rolling() && typ != grovev1.ReplicaRecreateStrategyType && typ != grovev1.OnDeleteStrategyType {
 			errs = append(errs, field.NotSupported(usPath.Child("type"), us.Type, []string{
-				string(grovev1.RollingUpdateStrategyType), string(grovev1.RollingRecreateStrategyType), string(grovev1.ReplicaRecreateStrategyType)}))
+				string(grovev1.RollingUpdateStrategyType), string(grovev1.RollingRecreateStrategyType), string(grovev1.ReplicaRecreateStrategyType), string(grovev1.OnDeleteStrategyType)}))
 		}
 		if d := us.ProgressDeadlineSeconds; d != nil && *d < 1 {
 			errs = append(errs, field.Invalid(usPath.Child("progressDeadlineSeconds"), *d, "must be at least 1"))

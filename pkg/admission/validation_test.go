@@ -141,7 +141,7 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		}},
 		{name: "unknown strategy type", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: "Recreate"}
-		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate"`}},
+		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate", "OnDelete"`}},
 		{name: "progress deadline zero", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{ProgressDeadlineSeconds: ptr.To[int32](0)}
 		}, want: []string{`spec.updateStrategy.progressDeadlineSeconds: Invalid value: 0: must be at least 1`}},

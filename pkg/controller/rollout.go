@@ -41,6 +41,10 @@ type rollout struct {
 	// replaced are the members deleted this pass to be replaced (not surge removals), as
 	// "unit/index": their gangs get a reservation of the capacity they free.
 	replaced map[string]bool
+	// onDelete is set under OnDelete; waitingDeletion counts the members on an older
+	// revision, which OnDelete leaves until they are deleted.
+	onDelete        bool
+	waitingDeletion int
 }
 
 // replicasUnitName is the update unit of the PodCliqueSet replicas (ReplicaRecreate).
@@ -121,6 +125,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		replicas = append(replicas, rep)
 	}
 	recreate := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.ReplicaRecreateStrategyType
+	onDelete := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.OnDeleteStrategyType
 	var replicaUnit update.Unit
 	if recreate {
 		replicaUnit = replicasUnit(pcs, obs, hashes)
@@ -128,12 +133,19 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			replicaUnit.SurgeBlocked = true
 			_, unavailable[replicaUnit.Name], _ = update.Budgets(replicaUnit)
 		}
+	}
+	waitingDeletion := 0
+	if recreate || onDelete {
 		// Component strategies are bypassed: inside a replica only missing members are
-		// created (from the newest template) and excess ones removed.
+		// created (from the newest template) and excess ones removed. ReplicaRecreate
+		// replaces whole replicas above; OnDelete replaces nothing that exists.
 		for ri := range replicas {
 			for ui := range replicas[ri].Units {
 				u := &replicas[ri].Units[ui]
 				for mi := range u.Members {
+					if m := &u.Members[mi]; !m.Terminating && m.Revision != u.Target {
+						waitingDeletion++
+					}
 					u.Members[mi].Revision = u.Target
 				}
 			}
@@ -162,7 +174,11 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
-		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{}}
+		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
+		onDelete: onDelete}
+	if onDelete {
+		ro.waitingDeletion = waitingDeletion
+	}
 	for _, a := range plan.Actions {
 		if a.Type == update.Delete && !a.Surge {
 			ro.replaced[a.Unit+"/"+strconv.Itoa(a.Index)] = true
@@ -391,6 +407,18 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 	c := metav1.Condition{Type: grovev1.ConditionProgressing, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
 	deadline := progressDeadline(pcs)
 	switch {
+	case ro.onDelete && ro.plan.Done:
+		// OnDelete: the update has nothing to do itself; it ends at once and the condition
+		// says what waits for a deletion. No progress deadline runs.
+		if p.UpdateEndedAt == nil {
+			p.UpdateEndedAt = &now
+		}
+		if ro.waitingDeletion == 0 {
+			c.Status, c.Reason, c.Message = metav1.ConditionTrue, "UpdateComplete", "every replica runs revision "+rev
+		} else {
+			c.Status, c.Reason = metav1.ConditionUnknown, "WaitingForDeletion"
+			c.Message = fmt.Sprintf("updateStrategy OnDelete: %d pods run an older revision than %s; each is recreated at it when deleted", ro.waitingDeletion, rev)
+		}
 	case ro.plan.Done || p.UpdateEndedAt != nil:
 		// Done: every unit of every replica is done by its own plan. Once the update of this
 		// revision has ended, a member lost later (evicted, node gone) is self-healing, not an
@@ -441,7 +469,8 @@ func progressDeadline(pcs *grovev1.PodCliqueSet) time.Duration {
 func updateInProgress(progressing metav1.Condition, generation int64, now metav1.Time) metav1.Condition {
 	c := metav1.Condition{Type: grovev1.ConditionUpdateInProgress, ObservedGeneration: generation, LastTransitionTime: now,
 		Status: metav1.ConditionTrue, Reason: progressing.Reason, Message: progressing.Message}
-	if progressing.Reason == "UpdateComplete" {
+	if progressing.Reason == "UpdateComplete" || progressing.Reason == "WaitingForDeletion" {
+		// WaitingForDeletion (OnDelete): the controller has no update step to take.
 		c.Status = metav1.ConditionFalse
 	}
 	return c

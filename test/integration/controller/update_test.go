@@ -370,3 +370,78 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 		t.Errorf("%d PodGangs at the end, want the 2 of replicas 0 and 1", len(gangs.Items))
 	}
 }
+
+// updateStrategy OnDelete (Grove's): a template change deletes nothing (the pods keep their
+// UIDs while the controller reconciles the change, and Progressing says how many wait for a
+// deletion); a pod that is deleted comes back at its index from the new template; switching to
+// RollingUpdate mid-way updates the rest.
+func TestOnDelete(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("ondel", 3))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "w", 0, 1, 600)
+	pcs.Spec.UpdateStrategy.Type = grovev1.OnDeleteStrategyType
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "w", 1, 3)
+	uids := func() map[string]string {
+		pods, err := env.ListPods(ctx, ns, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range pods {
+			out[p.Name] = string(p.UID) + " " + p.Spec.Containers[0].Image
+		}
+		return out
+	}
+	before := uids()
+	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v2")
+	progressing := func(reason string) *grovev1.PodCliqueSet {
+		var got *grovev1.PodCliqueSet
+		framework.Eventually(t, wait, "Progressing "+reason+" for the new generation", func(ctx context.Context) (bool, error) {
+			p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+			got = p
+			return c != nil && c.ObservedGeneration == p.Generation && c.Reason == reason, nil
+		})
+		return got
+	}
+	p := progressing("WaitingForDeletion")
+	c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+	if !strings.Contains(c.Message, "3 pods run an older revision") {
+		t.Errorf("Progressing message %q does not count the 3 old pods", c.Message)
+	}
+	if p.Status.UpdatedReplicas != 0 || p.Status.UpdateProgress == nil || p.Status.UpdateProgress.UpdateEndedAt == nil {
+		t.Errorf("updatedReplicas %d, updateProgress %+v: want 0 and an ended update", p.Status.UpdatedReplicas, p.Status.UpdateProgress)
+	}
+	if u := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionUpdateInProgress); u == nil || u.Status != metav1.ConditionFalse {
+		t.Errorf("UpdateInProgress %v: the controller has no step to take", u)
+	}
+	if after := uids(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("OnDelete replaced pods on a template change:\nbefore %v\nafter  %v", before, after)
+	}
+
+	// A deleted pod comes back from the new template, at its index.
+	env.DeletePodsNow(t, ns, "grove.io/podclique=w-0-worker,grove.io/podclique-pod-index=1")
+	framework.Eventually(t, wait, "w-0-worker-1 recreated on v2", func(ctx context.Context) (bool, error) {
+		got := uids()
+		return strings.HasSuffix(got["w-0-worker-1"], ":v2") && got["w-0-worker-0"] == before["w-0-worker-0"] && got["w-0-worker-2"] == before["w-0-worker-2"], nil
+	})
+	p = progressing("WaitingForDeletion")
+	if c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing); !strings.Contains(c.Message, "2 pods run an older revision") {
+		t.Errorf("after one replacement, Progressing says %q; want 2 old pods", c.Message)
+	}
+
+	// Switched to RollingUpdate, the update finishes the rest.
+	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) { p.Spec.UpdateStrategy.Type = grovev1.RollingUpdateStrategyType })
+	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v2", 3)
+	progressing("UpdateComplete")
+}

@@ -59,7 +59,7 @@ type PodCliqueSetSpec struct {
 }
 
 // UpdateStrategyType is the kind of update of a PodCliqueSet.
-// +kubebuilder:validation:Enum=RollingUpdate;RollingRecreate;ReplicaRecreate
+// +kubebuilder:validation:Enum=RollingUpdate;RollingRecreate;ReplicaRecreate;OnDelete
 type UpdateStrategyType string
 
 const (
@@ -75,6 +75,11 @@ const (
 	// maxSurge 0, which the webhook sets where no budget is given). Accepted so that a
 	// PodCliqueSet written for Grove means the same here; it is kept as written.
 	RollingRecreateStrategyType UpdateStrategyType = "RollingRecreate"
+	// OnDeleteStrategyType is Grove's OnDelete: a template change deletes nothing; a member
+	// that is deleted (by a user, an eviction, a node loss) or that finishes is recreated from
+	// the newest template. The update ends at once; status counts the replicas whose pods all
+	// run the newest template, and Progressing says how many pods wait for their deletion.
+	OnDeleteStrategyType UpdateStrategyType = "OnDelete"
 )
 
 // Rolling reports whether t updates replica by replica with component budgets (RollingUpdate,
@@ -89,7 +94,8 @@ const DefaultProgressDeadlineSeconds int32 = 600
 // PodCliqueSetUpdateStrategy says how a PodCliqueSet is updated.
 // +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || (has(self.type) && self.type == 'ReplicaRecreate') || ((!has(self.rollingUpdate.maxUnavailable) || self.rollingUpdate.maxUnavailable == 1) && (!has(self.rollingUpdate.maxSurge) || self.rollingUpdate.maxSurge == 0))",message="rollingUpdate budgets at the PodCliqueSet level are only allowed with type ReplicaRecreate (RollingUpdate always updates one replica at a time: maxUnavailable 1, maxSurge 0)",fieldPath=".rollingUpdate"
 type PodCliqueSetUpdateStrategy struct {
-	// Type is RollingUpdate (default) or ReplicaRecreate.
+	// Type is RollingUpdate (default; Grove's name RollingRecreate is the same), ReplicaRecreate
+	// or OnDelete.
 	// +kubebuilder:default=RollingUpdate
 	// +optional
 	Type UpdateStrategyType `json:"type,omitempty"`
