@@ -1,6 +1,8 @@
 package gang
 
 import (
+	"reflect"
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -12,13 +14,18 @@ import (
 // gang's footprint (its bound members and those that left it within the hold window) as the
 // store first sees it, from then on for the hold duration; Phalanx's own controller writes the
 // reservation instead, which survives a restart of the scheduler.
-func (s *Store) SetSpec(spec Spec) {
+//
+// It reports whether the spec is new or differs from the one recorded: only then can the
+// gang's pending members (or gangs based on it) have become admissible. A write of the gang's
+// status that changes nothing the rules read (Phalanx's own status writes, mostly) is not.
+func (s *Store) SetSpec(spec Spec) (changed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pruneLingeringLocked()
 	e := s.entryLocked(spec.Key)
 	sp := spec
 	prev := e.spec
+	changed = prev == nil || !reflect.DeepEqual(*prev, sp)
 	e.spec, e.lingering = &sp, nil
 	delete(s.leaving, sp.Key)
 	switch {
@@ -32,9 +39,13 @@ func (s *Store) SetSpec(spec Spec) {
 	} else {
 		delete(s.reserving, sp.Key)
 	}
-	for _, m := range e.members {
-		m.Group = groupOf(e.spec, m.pod)
+	if changed {
+		for _, m := range e.members {
+			m.Group = groupOf(e.spec, m.pod)
+		}
+		e.recount()
 	}
+	return changed
 }
 
 // footprintLocked is what gang k holds and held, by node, as a reservation starting now: the
@@ -61,6 +72,15 @@ func (s *Store) footprintLocked(k Key) *Reservation {
 		return nil
 	}
 	return &Reservation{Since: now, Nodes: nodes}
+}
+
+// olderThan reports whether resourceVersion a is older than b. Resource versions are opaque,
+// but the API server's are etcd revisions: when both read as integers they are compared, and
+// anything else counts as not older (the newer write wins as before).
+func olderThan(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA == nil && errB == nil && x < y
 }
 
 // recordLeftLocked notes that bound member m left e (see entry.left).
@@ -152,19 +172,50 @@ func (s *Store) Spec(k Key) (Spec, bool) {
 // UpsertPod records a pod (add or update) of this scheduler: callers pass only pods whose
 // schedulerName is the profile's, which is what makes the gang one this scheduler serves. A
 // terminating pod leaves its gang: it is being replaced and must not count toward quorum. The
-// assumed mark of an unbound pod is kept. It returns the pod's gang, if it has one.
+// assumed mark of an unbound pod is kept. It returns the pod's gang, if it has one. The same
+// resourceVersion again (the informer's, the queue's and PreFilter's copy of one object) is a
+// no-op.
 func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
-	k, ok := s.membership.KeyOf(pod)
+	k, ok, _ := s.upsertPod(pod, false)
+	return k, ok
+}
+
+// ObservePod is UpsertPod for the pod informer's handler, which wakes siblings: wake is true
+// the first time the informer delivers a member ungated (new to its gang, replacing a pod of
+// its name, or just ungated), whoever recorded the pod first. Those are the only changes of a
+// pending member that can make its siblings admissible; its other updates (status writes,
+// the scheduler's PodScheduled=False among them) are not.
+func (s *Store) ObservePod(pod *v1.Pod) (k Key, ok bool, wake bool) {
+	return s.upsertPod(pod, true)
+}
+
+func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool) {
+	k, ok = s.membership.KeyOf(pod)
 	if !ok {
-		return k, false
+		return k, false, false
 	}
 	if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
 		s.DeletePod(pod)
-		return k, true
+		return k, true, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entryLocked(k)
+	m := e.members[pod.Name]
+	if m != nil && m.UID == pod.UID && olderThan(pod.ResourceVersion, m.pod.ResourceVersion) {
+		// An older copy (the queue's, after the informer delivered a newer one) must not
+		// undo what the newer one said (its gates lifted, its node).
+		return k, true, false
+	}
+	if m != nil && m.UID == pod.UID && len(m.pod.Spec.SchedulingGates) > 0 && len(pod.Spec.SchedulingGates) == 0 {
+		m.announced = false // ungated: its siblings are to be woken once more
+	}
+	if m != nil && m.UID == pod.UID && pod.ResourceVersion != "" && m.pod.ResourceVersion == pod.ResourceVersion {
+		if observe && !m.announced && len(pod.Spec.SchedulingGates) == 0 {
+			m.announced, wake = true, true
+		}
+		return k, true, wake
+	}
 	if b, ok := s.membership.BaseOf(pod); ok && b != k {
 		if s.scaled[b] == nil {
 			s.scaled[b] = map[Key]bool{}
@@ -172,10 +223,12 @@ func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 		s.scaled[b][k] = true
 	}
 	e.served = true
-	m := e.members[pod.Name]
 	if m == nil || m.UID != pod.UID {
 		m = &member{}
 		e.members[pod.Name] = m
+	}
+	if observe && !m.announced && len(pod.Spec.SchedulingGates) == 0 {
+		m.announced, wake = true, true
 	}
 	state, node := StateOf(pod), pod.Spec.NodeName
 	switch {
@@ -198,7 +251,8 @@ func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
 		Running:  podRunning(pod),
 		Ready:    podReady(pod),
 	}
-	return k, true
+	e.recount()
+	return k, true, wake
 }
 
 // DeletePod removes a pod from its gang. A gang with no bound member left is no longer
@@ -217,6 +271,7 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
 		s.recordLeftLocked(e, m)
 		delete(e.members, pod.Name)
+		e.recount()
 	}
 	if !anyPlaced(e) {
 		e.establishedAt, e.domain = time.Time{}, ""
@@ -249,6 +304,7 @@ func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
 	}
 	if m := e.members[pod.Name]; m != nil {
 		m.State, m.Node = Bound, node
+		e.recount()
 	}
 	return s.establishLocked(e)
 }
@@ -286,6 +342,7 @@ func (s *Store) setState(pod *v1.Pod, st State, node string) {
 	}
 	if m := e.members[pod.Name]; m != nil && m.State != Bound {
 		m.State, m.Node = st, node
+		e.recount()
 	}
 }
 

@@ -114,20 +114,61 @@ func (s *Store) PendingPodsBasedOn(k Key) []*v1.Pod {
 	return pods
 }
 
-// SortKey is the queue position of a pod's gang: creation time and name of the gang, and the
-// member index. ok is false for pods without a gang.
-func (s *Store) SortKey(pod *v1.Pod) (created time.Time, name string, index int, ok bool) {
+// QueueKey is the queue position of a gang member within its priority: members a gang needs
+// for its minimum before members above any minimum (Extra), then by gang creation time, gang
+// name and member index, so that the members of one gang are popped together.
+type QueueKey struct {
+	// Extra: the member is above its gang's minimum: a surge member, a member of an
+	// established gang whose podgroup has its minReplicas placed, or, in a gang not yet
+	// established, a member whose index is at or above its podgroup's minReplicas. Extras wait
+	// while any gang of the same priority still needs members for its minimum (first placement
+	// or an established gang's deficit), so freed capacity completes gangs before it grows them.
+	Extra   bool
+	Created time.Time
+	Name    string
+	Index   int
+}
+
+// SortKey is the queue position of a pod's gang; ok is false for pods without a gang. It is
+// on the queue's hot path (every heap comparison): a recorded member is read from the store,
+// and only an unrecorded pod's labels are parsed.
+func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 	k, ok := s.membership.KeyOf(pod)
 	if !ok {
-		return time.Time{}, "", 0, false
+		return QueueKey{}, false
 	}
+	q := QueueKey{Name: k.Name}
 	s.mu.RLock()
 	e := s.gangs[k]
-	if e != nil && e.spec != nil {
-		created = e.spec.CreatedAt
+	var m *member
+	if e != nil {
+		m = e.members[pod.Name]
+		if e.spec != nil {
+			q.Created = e.spec.CreatedAt
+		}
+	}
+	if m != nil && m.UID == pod.UID {
+		q.Index, q.Extra = m.Index, extraLocked(e, m)
+	} else {
+		q.Index, q.Extra = MemberIndex(pod), s.membership.IsSurge(pod)
 	}
 	s.mu.RUnlock()
-	return created, k.Name, MemberIndex(pod), true
+	return q, true
+}
+
+// extraLocked: member m of e is above its gang's minimum (see QueueKey.Extra).
+func extraLocked(e *entry, m *member) bool {
+	if m.Surge {
+		return true
+	}
+	if e.spec == nil || m.Group < 0 || m.Group >= len(e.placed) {
+		return false
+	}
+	min := e.spec.PodGroups[m.Group].MinReplicas
+	if establishedLocked(e) {
+		return e.placed[m.Group] >= min
+	}
+	return m.Index >= int(min)
 }
 
 // GroupName is the name of the podgroup the member belongs to ("" when none), for messages

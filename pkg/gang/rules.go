@@ -19,15 +19,7 @@ func anyPlaced(e *entry) bool {
 // establishedLocked: rule 3. The gang's quorum bound once (seen by this scheduler or recorded
 // as Scheduled=True on the object) and some member is still bound.
 func establishedLocked(e *entry) bool {
-	if e.spec == nil || (e.establishedAt.IsZero() && !e.spec.Scheduled) {
-		return false
-	}
-	for _, m := range e.members {
-		if m.State == Bound {
-			return true
-		}
-	}
-	return false
+	return e.spec != nil && (!e.establishedAt.IsZero() || e.spec.Scheduled) && e.bound > 0
 }
 
 // quorumLocked: rule 1. Every podgroup has minReplicas non-surge members bound (or assumed,

@@ -65,11 +65,43 @@ type entry struct {
 	leftAt time.Time
 	// reused is the reservation derived from spec.ReuseFrom (nil until a footprint was seen).
 	reused *Reservation
+	// placed counts, per podgroup of spec, the non-surge members bound or assumed, and bound
+	// the members bound (recount keeps both current on every membership write; the queue order
+	// and establishedLocked read them).
+	placed []int32
+	bound  int
+}
+
+// recount recomputes e.placed.
+func (e *entry) recount() {
+	e.bound = 0
+	for _, m := range e.members {
+		if m.State == Bound {
+			e.bound++
+		}
+	}
+	if e.spec == nil {
+		e.placed = nil
+		return
+	}
+	if len(e.placed) != len(e.spec.PodGroups) {
+		e.placed = make([]int32, len(e.spec.PodGroups))
+	} else {
+		clear(e.placed)
+	}
+	for _, m := range e.members {
+		if (m.State == Bound || m.State == Assumed) && !m.Surge && m.Group >= 0 && m.Group < len(e.placed) {
+			e.placed[m.Group]++
+		}
+	}
 }
 
 type member struct {
 	Member
 	pod *v1.Pod
+	// announced: the pod informer delivered this member ungated and its siblings were woken
+	// (see ObservePod).
+	announced bool
 }
 
 // NewStore returns an empty store. now is the clock (time.Now in production).

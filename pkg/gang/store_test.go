@@ -290,13 +290,65 @@ func TestSortKey(t *testing.T) {
 	early.CreatedAt, late.CreatedAt = time.Unix(100, 0), time.Unix(200, 0)
 	s.SetSpec(early)
 	s.SetSpec(late)
-	t1, n1, i1, _ := s.SortKey(pod("late-name", "w", 1))
-	t2, n2, i2, _ := s.SortKey(pod("early-name", "w", 0))
+	q1, _ := s.SortKey(pod("late-name", "w", 1))
+	q2, _ := s.SortKey(pod("early-name", "w", 0))
+	t1, n1, i1 := q1.Created, q1.Name, q1.Index
+	t2, n2, i2 := q2.Created, q2.Name, q2.Index
 	if !t1.Before(t2) || n1 != "late-name" || n2 != "early-name" || i1 != 1 || i2 != 0 {
 		t.Fatalf("sort keys (%s %s %d) (%s %s %d)", t1, n1, i1, t2, n2, i2)
 	}
-	if _, _, _, ok := s.SortKey(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}); ok {
+	if _, ok := s.SortKey(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}); ok {
 		t.Fatal("a pod without a gang has no gang sort key")
+	}
+}
+
+// Minimums before extras: the members an established gang has above its podgroups'
+// minReplicas (and surge members) are extras; the members a gang needs for its minimum (first
+// placement, or an established gang's deficit) are not, nor are pods of a fresh gang below
+// minReplicas.
+func TestQueueKeyExtra(t *testing.T) {
+	s, _ := newTestStore()
+	base := spec("base", "w:2")
+	base.Scheduled = true
+	s.SetSpec(base)
+	for i := 0; i < 5; i++ {
+		p := pod("base", "w", i)
+		if i < 2 {
+			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
+		}
+		s.UpsertPod(p)
+	}
+	s.SetSpec(spec("scaled", "w:2"))
+	for i := 0; i < 3; i++ {
+		s.UpsertPod(pod("scaled", "w", i))
+	}
+	extra := func(p *v1.Pod) bool {
+		q, ok := s.SortKey(p)
+		if !ok {
+			t.Fatalf("no sort key for %s", p.Name)
+		}
+		return q.Extra
+	}
+	for i := 2; i < 5; i++ {
+		if !extra(pod("base", "w", i)) {
+			t.Errorf("base-w-%d, above the minimum of an established gang, is not an extra", i)
+		}
+	}
+	for i, want := range []bool{false, false, true} {
+		if got := extra(pod("scaled", "w", i)); got != want {
+			t.Errorf("scaled-w-%d of a gang not yet placed: extra %v, want %v", i, got, want)
+		}
+	}
+	if !extra(pod("base", "w", 7, surge)) {
+		t.Error("a surge member is not an extra")
+	}
+	// One of the placed minimum is deleted: the established gang has a deficit, and its pending
+	// members are needed again.
+	gone := pod("base", "w", 1)
+	gone.Spec.NodeName = "node-1"
+	s.DeletePod(gone)
+	if extra(pod("base", "w", 3)) {
+		t.Error("a member an established gang needs for its minimum again is still an extra")
 	}
 }
 
@@ -553,6 +605,63 @@ func TestReuseReservationRefNamespace(t *testing.T) {
 	pg.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: "b", Name: "old"}
 	if got := SpecFromPodGang(pg).ReuseFrom; got != (Key{}) {
 		t.Errorf("another namespace's gang was taken over: %v", got)
+	}
+}
+
+// The informer's handler wakes a member's siblings once per arrival or ungating, whoever
+// recorded the pod first (PreEnqueue often does); status updates of a member and repeated
+// gang objects wake nobody.
+func TestObservePodWakesOnce(t *testing.T) {
+	s, _ := newTestStore()
+	p := pod("g", "w", 0)
+	p.ResourceVersion = "1"
+	s.UpsertPod(p) // PreEnqueue's copy first
+	if _, _, wake := s.ObservePod(p); !wake {
+		t.Error("the informer's first delivery of a new ungated member does not wake its siblings")
+	}
+	if _, _, wake := s.ObservePod(p); wake {
+		t.Error("the same object again wakes the siblings")
+	}
+	status := p.DeepCopy()
+	status.ResourceVersion = "2"
+	status.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: "Unschedulable"}}
+	if _, _, wake := s.ObservePod(status); wake {
+		t.Error("a status write of the member wakes its siblings")
+	}
+	gated := pod("g", "w", 1)
+	gated.ResourceVersion = "3"
+	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "grove.io/podgang-pending-creation"}}
+	if _, _, wake := s.ObservePod(gated); wake {
+		t.Error("a gated member wakes its siblings")
+	}
+	ungated := gated.DeepCopy()
+	ungated.ResourceVersion = "4"
+	ungated.Spec.SchedulingGates = nil
+	s.UpsertPod(ungated) // PreEnqueue saw the ungating first
+	if _, _, wake := s.ObservePod(ungated); !wake {
+		t.Error("the ungated member does not wake its siblings")
+	}
+	// The queue's older copy (still gated) arrives after the informer's newer one: it must not
+	// put the gate back (PreEnqueue then held the member, and nothing woke it again).
+	s.UpsertPod(gated)
+	if g := s.gangs[key("g")].members[gated.Name].pod.Spec.SchedulingGates; len(g) != 0 {
+		t.Errorf("an older copy of the member undid its ungating: gates %v", g)
+	}
+	replaced := pod("g", "w", 0)
+	replaced.UID, replaced.ResourceVersion = "new-uid", "5"
+	if _, _, wake := s.ObservePod(replaced); !wake {
+		t.Error("a pod replacing one of its name does not wake its siblings")
+	}
+	if !s.SetSpec(spec("g", "w:2")) {
+		t.Error("a new gang object is not a change")
+	}
+	if s.SetSpec(spec("g", "w:2")) {
+		t.Error("the same gang object again is a change")
+	}
+	sp := spec("g", "w:2")
+	sp.Scheduled = true
+	if !s.SetSpec(sp) {
+		t.Error("Scheduled=True (a base gang established) is not a change")
 	}
 }
 

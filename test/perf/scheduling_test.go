@@ -88,10 +88,15 @@ func workloads() []Workload {
 		{Name: "mixed: 20% prefilled, 2000 plain + 500 gangs x 3, 1000 nodes", Nodes: 1000, Plain: 2000, Gangs: 500, GangSize: 3, Prefill: 0.2},
 		{Name: "plain 5000 pods, 5000 nodes", Nodes: 5000, Plain: 5000},
 		{Name: "1000 gangs x 3, 5000 nodes", Nodes: 5000, Gangs: 1000, GangSize: 3},
+		{Name: "one gang of 512, 1000 nodes", Nodes: 1000, Gangs: 1, GangSize: 512},
+		{Name: "1250 gangs x 8 (10,000 pods), 5000 nodes", Nodes: 5000, Gangs: 1250, GangSize: 8},
 	}
 	if *quick {
 		for i := range w {
-			w[i].Nodes, w[i].Plain, w[i].Gangs = w[i].Nodes/10, w[i].Plain/10, w[i].Gangs/10
+			w[i].Nodes, w[i].Plain = w[i].Nodes/10, w[i].Plain/10
+			if w[i].Gangs > 1 {
+				w[i].Gangs /= 10
+			}
 			w[i].Name += " (/10)"
 		}
 	}
@@ -113,6 +118,12 @@ type Result struct {
 	WasteGPUSeconds float64
 	Skew            time.Duration
 	Incomplete      int
+	// Writes are the API server's mutating requests while the scheduler ran (it is the only
+	// writer then), by resource[/subresource]; WritesPerPod their sum over Bound.
+	Writes       map[string]float64
+	WritesPerPod float64
+	// MinRate and MaxRate are the slowest and fastest of the repeated runs (TestPerf).
+	MinRate, MaxRate float64
 }
 
 func binDir(root string) string {
@@ -260,6 +271,10 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			t.Fatal(err)
 		}
 	}
+	writesBefore, err := apiWrites(ctx, kube)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg, pprofPort)
 	if err != nil {
 		t.Fatal(err)
@@ -294,6 +309,10 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	cpu, rss := usage(sched.Process.Pid)
 	_ = sched.Process.Signal(syscall.SIGKILL)
 	_, _ = sched.Process.Wait()
+	writesAfter, err := apiWrites(ctx, kube)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stopWatch()
 	<-done
 	// The bind count is checked against the API: a bind the watch missed would count as lost.
@@ -313,10 +332,61 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	mu.Lock()
 	defer mu.Unlock()
 	r := summarize(cfg, wl, pods, bound, gangOf, start, cpu, rss)
+	r.Writes = map[string]float64{}
+	var writes float64
+	for res, n := range writesAfter {
+		if d := n - writesBefore[res]; d > 0 {
+			r.Writes[res] = d
+			writes += d
+		}
+	}
+	if r.Bound > 0 {
+		r.WritesPerPod = writes / float64(r.Bound)
+	}
 	if boundNow != len(bound) {
 		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
 	}
 	return r
+}
+
+// apiWrites reads the API server's apiserver_request_total and sums the mutating requests
+// (CREATE, UPDATE, PATCH, APPLY, DELETE) by resource[/subresource].
+func apiWrites(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		if !ok {
+			continue
+		}
+		l := map[string]string{}
+		for _, kv := range strings.Split(labels, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				l[k] = strings.Trim(v, `"`)
+			}
+		}
+		switch l["verb"] {
+		case "CREATE", "UPDATE", "PATCH", "APPLY", "DELETE":
+		default:
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		res := l["resource"]
+		if l["subresource"] != "" {
+			res += "/" + l["subresource"]
+		}
+		out[res] += n
+	}
+	return out, nil
 }
 
 func summarize(cfg Config, wl Workload, pods int, bound map[string]time.Time, gangOf map[string]string, start time.Time, cpu, rss float64) Result {

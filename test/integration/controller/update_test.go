@@ -430,7 +430,11 @@ func TestOnDelete(t *testing.T) {
 	}
 
 	// A deleted pod comes back from the new template, at its index.
-	env.DeletePodsNow(t, ns, "grove.io/podclique=w-0-worker,grove.io/podclique-pod-index=1")
+	// (By name: the replacement has the same labels, so waiting for the selector to match
+	// nothing would race with it.)
+	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, "w-0-worker-1", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
 	framework.Eventually(t, wait, "w-0-worker-1 recreated on v2", func(ctx context.Context) (bool, error) {
 		got := uids()
 		return strings.HasSuffix(got["w-0-worker-1"], ":v2") && got["w-0-worker-0"] == before["w-0-worker-0"] && got["w-0-worker-2"] == before["w-0-worker-2"], nil

@@ -6,7 +6,6 @@ package gangplugin
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -53,9 +52,6 @@ type Adapter struct {
 	// holdTimers when it ends.
 	holdBlocked map[gang.Key]map[string]*v1.Pod
 	holdTimers  map[gang.Key]*time.Timer
-	// gangEvents is set when the gang kind was served at start, so the framework delivers
-	// gang-object events to hintGang (EventsToRegister); otherwise onGang wakes members.
-	gangEvents atomic.Bool
 }
 
 // NewAdapter returns an adapter on the profile's shared store. status may be set later with

@@ -33,15 +33,18 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 	}
 }
 
+// onGang records a gang object. A new or changed spec wakes the gang's pending members and
+// the pending members of gangs based on it (see EventsToRegister: no hint does).
 func (p *Adapter) onGang(obj any) {
-	if spec, ok := p.opts.ToSpec(obj); ok {
-		p.recordSpec(spec)
-		p.status.Enqueue(spec.Key)
-		if !p.gangEvents.Load() {
-			// No QueueingHint sees gang objects (the kind was not served when the
-			// framework registered its events): wake the members here.
-			p.activate(klog.Background(), spec.Key, "")
-		}
+	spec, ok := p.opts.ToSpec(obj)
+	if !ok {
+		return
+	}
+	p.status.Enqueue(spec.Key)
+	if p.recordSpec(spec) {
+		logger := klog.Background()
+		p.activate(logger, spec.Key, "")
+		p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
 	}
 }
 
@@ -78,12 +81,14 @@ func (p *Adapter) onPod(obj any) {
 	if !ok || !p.ours(pod) {
 		return
 	}
-	p.recordPod(pod)
+	wake := p.observePod(pod)
 	p.status.Enqueue(k)
 	if pod.Spec.NodeName != "" && p.establish(k) {
 		p.established(klog.Background(), k)
 	}
-	if pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 && p.store.MembersPresent(k) {
+	// Only a new or just-ungated member can admit its siblings; status writes of members (the
+	// scheduler's own PodScheduled=False among them) wake nobody.
+	if wake && pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 && p.store.MembersPresent(k) {
 		p.activate(klog.Background(), k, pod.Name)
 	}
 }
@@ -137,16 +142,22 @@ func (p *Adapter) setProgress(k gang.Key, w gang.Wait) {
 	}
 }
 
-// recordSpec records a gang object (informer, and the gang QueueingHint, which sees the
-// change before the informer handler may have run).
-func (p *Adapter) recordSpec(spec gang.Spec) { p.store.SetSpec(spec) }
+// recordSpec records a gang object (informer); true when it is new or changed.
+func (p *Adapter) recordSpec(spec gang.Spec) bool { return p.store.SetSpec(spec) }
 
 // forgetSpec forgets a deleted gang object.
 func (p *Adapter) forgetSpec(k gang.Key) { p.store.DeleteSpec(k) }
 
-// recordPod records a member as the API has it (informer, pod QueueingHint and PreFilter
-// deliver the same object; the store keeps the newest).
+// recordPod records a member as the queue has it (PreEnqueue and PreFilter; the queue's copy
+// may be newer than the informer's).
 func (p *Adapter) recordPod(pod *v1.Pod) { p.store.UpsertPod(pod) }
+
+// observePod records a member from the pod informer; true when its siblings are to be woken
+// (gang.Store.ObservePod).
+func (p *Adapter) observePod(pod *v1.Pod) bool {
+	_, _, wake := p.store.ObservePod(pod)
+	return wake
+}
 
 // forgetPod removes a deleted member.
 func (p *Adapter) forgetPod(pod *v1.Pod) { p.store.DeletePod(pod) }

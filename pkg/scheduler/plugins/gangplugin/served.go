@@ -17,10 +17,10 @@ var KindRecheck = 30 * time.Second
 
 // startWhenServed starts the gang informers and waits for their caches when the API server
 // serves the gang kind. When it does not (the CRD is not installed), it says so once and
-// returns at once: the framework must not register an event of a kind nobody serves (it would
-// wait for that informer before scheduling anything), members of the kind wait in PreEnqueue,
-// and a goroutine checks discovery every KindRecheck and starts the informers when the kind
-// appears, after which onGang wakes the members of each gang it records.
+// returns at once: members of the kind wait in PreEnqueue, and a goroutine checks discovery
+// every KindRecheck and starts the informers when the kind appears, after which onGang wakes
+// the members of each gang it records. (No framework event of the kind is registered, see
+// EventsToRegister: the framework would wait for its informer before scheduling anything.)
 func (p *Adapter) startWhenServed(ctx context.Context, factory InformerFactory) error {
 	logger := klog.FromContext(ctx).WithValues("plugin", p.opts.Name)
 	gvr, _ := schema.ParseResourceArg(string(p.opts.GangEvent))
@@ -33,7 +33,6 @@ func (p *Adapter) startWhenServed(ctx context.Context, factory InformerFactory) 
 		served = true
 	}
 	if served {
-		p.gangEvents.Store(true)
 		return p.startInformers(ctx, factory)
 	}
 	logger.Info("The API server does not serve this gang kind (its CRD is not installed); its pods wait until it is", "resource", gvr.String(), "recheck", KindRecheck)

@@ -6,7 +6,6 @@ package podgang
 import (
 	"context"
 	"fmt"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -103,9 +102,11 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.
 	return p.FilterHolds(pod, n)
 }
 
-// Less orders the queue of the whole profile by priority, then gang creation time, gang name
-// and member index, so that the members of one gang (PodGang or PodGroup) are popped
-// together. Pods without a gang use their queue time and name in place of the gang's.
+// Less orders the queue of the whole profile by priority, then members a gang needs for its
+// minimum before members above any minimum (gang.QueueKey.Extra), then gang creation time, gang
+// name and member index, so that the members of one gang (PodGang or PodGroup) are popped
+// together. Pods without a gang use their queue time and name in place of the gang's, and
+// count as needed (a pod of no gang has no minimum to exceed).
 func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	if pa, pb := a.GetPriority(), b.GetPriority(); pa != pb {
 		return pa > pb
@@ -114,24 +115,25 @@ func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	if podA == nil || podB == nil {
 		return a.GetTimestamp().Before(b.GetTimestamp())
 	}
-	ta, nameA, ia := p.sortKey(a, podA)
-	tb, nameB, ib := p.sortKey(b, podB)
+	ka, kb := p.queueKey(a, podA), p.queueKey(b, podB)
 	switch {
-	case !ta.Equal(tb):
-		return ta.Before(tb)
+	case ka.Extra != kb.Extra:
+		return kb.Extra
+	case !ka.Created.Equal(kb.Created):
+		return ka.Created.Before(kb.Created)
 	case podA.Namespace != podB.Namespace:
 		return podA.Namespace < podB.Namespace
-	case nameA != nameB:
-		return nameA < nameB
+	case ka.Name != kb.Name:
+		return ka.Name < kb.Name
 	}
-	return ia < ib
+	return ka.Index < kb.Index
 }
 
-func (p *Plugin) sortKey(e fwk.QueuedEntityInfo, pod *v1.Pod) (time.Time, string, int) {
-	if t, name, idx, ok := p.Store().SortKey(pod); ok {
-		return t, name, idx
+func (p *Plugin) queueKey(e fwk.QueuedEntityInfo, pod *v1.Pod) gang.QueueKey {
+	if q, ok := p.Store().SortKey(pod); ok {
+		return q
 	}
-	return e.GetTimestamp(), pod.Name, 0
+	return gang.QueueKey{Created: e.GetTimestamp(), Name: pod.Name}
 }
 
 func podOf(e fwk.QueuedEntityInfo) *v1.Pod {

@@ -3,6 +3,7 @@ package podgang
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +122,53 @@ func TestLess(t *testing.T) {
 				t.Errorf("Less = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Minimums before extras (Grove's e2e expectation): an established base gang with 3 members
+// above its minimum pending and two younger scaled gangs (minimum 2 each) pending. Sorted by
+// Less, the scaled gangs' members come first, whatever the gang ages; ordered by age alone the
+// base gang's extras came first and took the room both scaled gangs needed.
+func TestLessMinimumsBeforeExtras(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	s := pl.Store()
+	t0 := time.Unix(1000, 0)
+	base := oneGroup("base", 2, t0)
+	base.Scheduled = true
+	s.SetSpec(base)
+	var entries []fwk.QueuedEntityInfo
+	for i := 0; i < 5; i++ {
+		p := member("base", i)
+		if i < 2 {
+			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
+		}
+		s.UpsertPod(p)
+		if i >= 2 {
+			entries = append(entries, queued(t, p, 0, t0))
+		}
+	}
+	for g, name := range []string{"scaled-0", "scaled-1"} {
+		s.SetSpec(oneGroup(name, 2, t0.Add(time.Duration(g+1)*time.Minute)))
+		for i := 0; i < 2; i++ {
+			p := member(name, i, "grove.io/base-podgang", "base")
+			s.UpsertPod(p)
+			entries = append(entries, queued(t, p, 0, t0))
+		}
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return pl.Less(entries[i], entries[j]) })
+	var order []string
+	for _, e := range entries {
+		order = append(order, podOf(e).Name)
+	}
+	want := "[scaled-0-0 scaled-0-1 scaled-1-0 scaled-1-1 base-2 base-3 base-4]"
+	if got := fmt.Sprint(order); got != want {
+		t.Errorf("queue order %s, want %s", got, want)
+	}
+	// A higher priority still comes first, extra or not.
+	hi := member("base", 5)
+	s.UpsertPod(hi)
+	if !pl.Less(queued(t, hi, 10, t0), entries[0]) {
+		t.Error("an extra of a higher priority is not ahead of a lower priority's minimum")
 	}
 }
 
