@@ -350,7 +350,8 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 }
 
 // apiWrites reads the API server's apiserver_request_total and sums the mutating requests
-// (CREATE, UPDATE, PATCH, APPLY, DELETE) by resource[/subresource].
+// (its verb label is the HTTP method: POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION) by
+// resource[/subresource].
 func apiWrites(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
 	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
@@ -372,7 +373,7 @@ func apiWrites(ctx context.Context, kube kubernetes.Interface) (map[string]float
 			}
 		}
 		switch l["verb"] {
-		case "CREATE", "UPDATE", "PATCH", "APPLY", "DELETE":
+		case "POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION":
 		default:
 			continue
 		}
