@@ -1,32 +1,27 @@
 package framework
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
-)
 
-// GroveSchema is the pinned description of Grove's CRD schemas (field path and type per line),
-// relative to the repository root; pkg/apis/grove/v1alpha1's schema test says how to
-// regenerate it.
-const GroveSchema = "pkg/apis/grove/v1alpha1/testdata/grove-schema.txt"
+	"github.com/phalanx-sched/phalanx/hack/groveschema"
+)
 
 // groveCRDFiles are Phalanx's CRDs of the kinds Grove's operator installs.
 var groveCRDFiles = []string{"grove.io_podcliques.yaml", "grove.io_podcliquescalinggroups.yaml", "grove.io_podcliquesets.yaml", "scheduler.grove.io_podgangs.yaml"}
 
 // WriteGroveShapedCRDs writes into dir the CRDs a cluster has when Grove's operator, not
 // Phalanx, installed them: Phalanx's CRD of each Grove kind with every field that Grove's
-// schema (GroveSchema) lacks removed, so the API server prunes what Phalanx would write there
+// schema (groveschema.Path, pinned) lacks removed, so the API server prunes what Phalanx would write there
 // exactly as Grove's CRDs do. Names, scope, subresources and the OpenAPI validation of the
 // fields both have are Phalanx's (a superset of Grove's, by TestCRDsAreSupersetOfGrove). No
 // scheduling.x-k8s.io PodGroup CRD is written: a Grove cluster has none.
 func WriteGroveShapedCRDs(root, dir string) error {
-	keep, err := readGroveSchema(filepath.Join(root, GroveSchema))
+	keep, err := readGroveSchema(filepath.Join(root, groveschema.Path))
 	if err != nil {
 		return err
 	}
@@ -41,7 +36,7 @@ func WriteGroveShapedCRDs(root, dir string) error {
 		}
 		paths := keep[crd.Spec.Names.Kind]
 		if len(paths) == 0 {
-			return fmt.Errorf("%s lists no field of %s", GroveSchema, crd.Spec.Names.Kind)
+			return fmt.Errorf("%s lists no field of %s", groveschema.Path, crd.Spec.Names.Kind)
 		}
 		for i := range crd.Spec.Versions {
 			if s := crd.Spec.Versions[i].Schema; s != nil && s.OpenAPIV3Schema != nil {
@@ -59,30 +54,20 @@ func WriteGroveShapedCRDs(root, dir string) error {
 	return nil
 }
 
-// readGroveSchema reads GroveSchema: kind to the set of its field paths.
+// readGroveSchema reads the pinned schema: kind to the set of its field paths.
 func readGroveSchema(path string) (map[string]map[string]bool, error) {
-	f, err := os.Open(path)
+	fields, err := groveschema.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[string]map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for _, f := range fields {
+		if out[f.Kind] == nil {
+			out[f.Kind] = map[string]bool{}
 		}
-		parts := strings.Fields(line)
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("%s: bad line %q", path, line)
-		}
-		if out[parts[0]] == nil {
-			out[parts[0]] = map[string]bool{}
-		}
-		out[parts[0]][parts[1]] = true
+		out[f.Kind][f.Path] = true
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // pruneToPaths removes from s every property whose path (".a.b[].c", as GroveSchema writes

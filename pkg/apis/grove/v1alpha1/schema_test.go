@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +11,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/phalanx-sched/phalanx/hack/groveschema"
 )
 
 // groveSchema is the pinned description of Grove's CRD schemas: one line per field path with
@@ -21,7 +22,7 @@ import (
 //	go test ./pkg/apis/grove/v1alpha1 -run TestCRDsAreSupersetOfGrove -args -grove-crds=DIR -grove-ref=COMMIT
 //
 // where DIR holds Grove's grove.io_*.yaml and scheduler.grove.io_podgangs.yaml.
-const groveSchema = "testdata/grove-schema.txt"
+const groveSchema = "testdata/grove-schema.txt" // groveschema.Path, from this package
 
 var (
 	groveCRDs = flag.String("grove-crds", "", "directory with Grove's CRDs: rewrite "+groveSchema+" from them")
@@ -42,28 +43,18 @@ func TestCRDsAreSupersetOfGrove(t *testing.T) {
 	if *groveCRDs != "" {
 		writeGroveSchema(t)
 	}
-	f, err := os.Open(groveSchema)
+	fields, err := groveschema.Read(groveSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	ours := map[string]schemaPaths{}
 	for _, name := range []string{"grove.io_podcliques.yaml", "grove.io_podcliquescalinggroups.yaml", "grove.io_podcliquesets.yaml", "scheduler.grove.io_podgangs.yaml"} {
 		kind, paths := readCRD(t, filepath.Join("..", "..", "..", "..", "manifests", "crds", name))
 		ours[kind] = paths
 	}
 	checked := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.Fields(line)
-		if len(parts) != 3 {
-			t.Fatalf("%s: bad line %q", groveSchema, line)
-		}
-		kind, path, typ := parts[0], parts[1], strings.TrimPrefix(parts[2], "-")
+	for _, f := range fields {
+		kind, path, typ := f.Kind, f.Path, strings.TrimPrefix(f.Type, "-")
 		checked++
 		if excepted(kind, path) {
 			continue
@@ -83,9 +74,6 @@ func TestCRDsAreSupersetOfGrove(t *testing.T) {
 		case got != typ && got != "" && typ != "":
 			t.Errorf("%s %s: Grove's type %s, Phalanx's %s", kind, path, typ, got)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if checked < 1000 {
 		t.Fatalf("%s lists %d field paths; the pinned schema looks truncated", groveSchema, checked)
