@@ -142,7 +142,7 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 // Permit holds a member until its gang's quorum (bound + assumed non-surge members in every
 // podgroup) is reached, then lets every waiting member go. Members of an established gang
 // whose quorum is bound (surge, extra or replacement members) go at once and never wait.
-func (p *Adapter) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
 	k, ok := p.keyOf(pod)
 	if !ok {
 		return nil, 0
@@ -172,7 +172,6 @@ func (p *Adapter) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	}
 	p.setProgress(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
 		Message: fmt.Sprintf("placed members wait for the quorum: %s", p.store.QuorumProgress(k))})
-	p.activateSiblings(ctx, state, k, pod.Name)
 	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout
 }

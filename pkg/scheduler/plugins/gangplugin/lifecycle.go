@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
@@ -84,30 +83,6 @@ func (p *Adapter) activate(logger klog.Logger, k gang.Key, skip string) {
 		}
 	}
 	p.activatePods(logger, pods)
-}
-
-// activateSiblings has the framework move the gang's pending members (but self) to the active
-// queue at the end of this scheduling cycle (PodsToActivate, as coscheduling does): a member
-// waiting in Permit holds a node for its siblings, so they must follow now, whatever wake-up
-// they missed (an activation while they were in flight, say).
-func (p *Adapter) activateSiblings(ctx context.Context, state fwk.CycleState, k gang.Key, self string) {
-	var s *framework.PodsToActivate
-	if state != nil {
-		if raw, err := state.Read(framework.PodsToActivateKey); err == nil {
-			s, _ = raw.(*framework.PodsToActivate)
-		}
-	}
-	if s == nil {
-		p.activate(klog.FromContext(ctx), k, self)
-		return
-	}
-	s.Lock()
-	defer s.Unlock()
-	for _, pod := range p.store.PendingPods(k) {
-		if pod.Name != self {
-			s.Map[pod.Namespace+"/"+pod.Name] = pod
-		}
-	}
 }
 
 func (p *Adapter) activatePods(logger klog.Logger, pods []*v1.Pod) {
