@@ -53,6 +53,10 @@ func main() {
 		}
 		args = append(args, "--config="+path)
 	}
+	if err := scheduler.ApplyFeatureDefaults(); err != nil {
+		fmt.Fprintf(os.Stderr, "phalanx-scheduler: %v\n", err)
+		os.Exit(1)
+	}
 	cmd := newCommand()
 	cmd.SetArgs(args)
 	code := cli.Run(cmd)

@@ -272,6 +272,9 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 		s.recordLeftLocked(e, m)
 		delete(e.members, pod.Name)
 		e.recount()
+		if _, planned := e.plan[pod.Name]; planned {
+			e.plan = nil // the quorum it was made for needs another member now
+		}
 	}
 	if !anyPlaced(e) {
 		e.establishedAt, e.domain = time.Time{}, ""
@@ -325,7 +328,7 @@ func (s *Store) establishLocked(e *entry) bool {
 		return false
 	}
 	e.establishedAt = s.now()
-	e.wait = Wait{}
+	e.wait, e.plan = Wait{}, nil
 	return true
 }
 

@@ -70,6 +70,10 @@ type entry struct {
 	// and establishedLocked read them).
 	placed []int32
 	bound  int
+	// plan is where the planner put the members the quorum needed (pod name → node), made at
+	// plannedAt (plan.go); nil when there is none.
+	plan      map[string]string
+	plannedAt time.Time
 }
 
 // recount recomputes e.placed.

@@ -38,7 +38,7 @@ func (s *Store) StartBackoff(k Key, d time.Duration, reason string) bool {
 	if now.Before(e.backoffUntil) {
 		return false
 	}
-	e.backoffUntil, e.backoffReason, e.domain = now.Add(d), reason, ""
+	e.backoffUntil, e.backoffReason, e.domain, e.plan = now.Add(d), reason, "", nil
 	return true
 }
 

@@ -27,6 +27,12 @@ var (
 		Help:           "Gang members held in Permit until their quorum was reached.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind"})
+	// GangPlans counts one-pass gang placements, by outcome (Placed, NoPlacement).
+	GangPlans = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "gang_plans_total",
+		Help:           "Passes that placed every member a gang needed for its quorum against one snapshot, by outcome (Placed, NoPlacement).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "outcome"})
 	// PermitRejections counts members released from Permit or refused there, by reason.
 	PermitRejections = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: namespace, Name: "permit_rejections_total",
@@ -97,7 +103,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
 			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
 	})
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 
 	"github.com/phalanx-sched/phalanx/pkg/leadership"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 )
 
 // LeaderTask runs while this process leads, until ctx ends.
@@ -97,6 +98,10 @@ func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *
 		}()
 	}
 
+	// Before the informers start: the planners' plugins register theirs on the same factory.
+	if err := gangplan.Install(ctx, cc, sched); err != nil {
+		return err
+	}
 	cc.InformerFactory.Start(ctx.Done())
 	if cc.DynInformerFactory != nil {
 		cc.DynInformerFactory.Start(ctx.Done())

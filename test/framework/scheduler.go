@@ -67,6 +67,9 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	if err := os.WriteFile(path, config, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := scheduler.ApplyFeatureDefaults(); err != nil {
+		t.Fatal(err)
+	}
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("phalanx-scheduler", pflag.ContinueOnError)
 	for _, f := range opts.Flags.FlagSets {

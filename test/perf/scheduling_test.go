@@ -64,10 +64,13 @@ type Config struct {
 	FeatureGates string
 }
 
+// configs: the default and in-tree configurations run with kube-scheduler's own feature
+// defaults (phalanx-scheduler changes NominatedNodeNameForExpectation's, see
+// pkg/scheduler/features.go), so that they are upstream as shipped.
 var configs = []Config{
-	{Name: "default", SchedulerName: "perf-default"},
+	{Name: "default", SchedulerName: "perf-default", FeatureGates: "NominatedNodeNameForExpectation=true"},
 	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang"},
-	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "intree", FeatureGates: "GenericWorkload=true"},
+	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "intree", FeatureGates: "GenericWorkload=true,NominatedNodeNameForExpectation=true"},
 }
 
 // Workload is what one run schedules.

@@ -196,9 +196,9 @@ func playGrove(ctx context.Context, env *framework.Env, ns, name string, initBef
 }
 
 // A gang that per-node filters keep out (the aggregate capacity is there, but the nodes with
-// it are cordoned) is released and retried each back-off. Each cycle may fail on another
-// member; the status message and the events stay the same, so the gang's status is written
-// once for the cause, not once per cycle, and the status writes do not wake the gang again.
+// it are cordoned) is released by its planning pass and retried each back-off. The status
+// message and the events stay the same, so the gang's status is written once for the cause,
+// not once per cycle, and the status writes do not wake the gang again.
 func TestBlockedGangStatusIsStable(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
@@ -228,17 +228,17 @@ func TestBlockedGangStatusIsStable(t *testing.T) {
 		}
 	}()
 	backoffs := func() float64 {
-		return framework.Metric(t, "phalanx_gang_backoffs_total", map[string]string{"kind": "PodGang", "reason": "MemberUnschedulable"})
+		return framework.Metric(t, "phalanx_gang_backoffs_total", map[string]string{"kind": "PodGang", "reason": gang.ReasonInsufficient})
 	}
 	env.CreateGang(t, framework.Gang{Namespace: ns, Name: "blocked", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}})
-	// Getting there takes a few writes (members appearing, one held in Permit, the failure);
-	// from then on the cause does not change, and neither may the status.
+	// Getting there takes a few writes (members appearing, the failed pass); from then on
+	// the cause does not change, and neither may the status.
 	var before int
 	framework.Eventually(t, wait, "the watch sees the status record the failure", func(context.Context) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		for i, m := range messages {
-			if strings.Contains(m, "Reason:"+gang.ReasonMemberUnschedulable+",") {
+			if strings.Contains(m, "Reason:"+gang.ReasonInsufficient+",") && strings.Contains(m, "has no placement") {
 				before = i + 1
 				return true, nil
 			}

@@ -180,5 +180,11 @@ func (p *Adapter) startBackoff(k gang.Key, d time.Duration, why string) bool {
 	return p.store.StartBackoff(k, d, why)
 }
 
+// setPlan records where the gang's planning pass put its members.
+func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan(k, nodes) }
+
+// dropPlan forgets the gang's plan.
+func (p *Adapter) dropPlan(k gang.Key) { p.store.DropPlan(k) }
+
 // setDomain records the topology domain chosen for the gang.
 func (p *Adapter) setDomain(k gang.Key, domain string) { p.store.SetDomain(k, domain) }

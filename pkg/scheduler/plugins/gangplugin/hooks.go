@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -31,8 +32,9 @@ func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 // PreFilter rejects members of a gang in back-off, and a gang whose members still to be
 // placed cannot fit into the free capacity of the cluster (or of any domain of its required
 // packing label) before any member holds resources. With required packing it narrows the
-// nodes to the gang's domain.
-func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+// nodes to the gang's domain. The first member of a quorum to be tried plans every member the
+// quorum needs in one pass (plan.go); each planned member's cycle is narrowed to its node.
+func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
 	if !ok {
 		if p.opts.Kind == gang.KindPodGang && p.store.HasActiveHolds() {
@@ -45,6 +47,13 @@ func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("%s backs off for %s after: %s", k, left.Round(100*time.Millisecond), why))
 	}
+	surge := p.store.Membership().IsSurge(pod)
+	if !surge {
+		if node, ok := p.plannedNode(k, pod); ok {
+			// Planned with its gang: the pass already checked the gang's fit, domain and holds.
+			return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
+		}
+	}
 	spec, _ := p.store.Spec(k)
 	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: spec.Pack.Preferred}
 	state.Write(p.stateKey(), cs)
@@ -53,7 +62,7 @@ func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod
 		p.setWait(k, gang.Wait{Reason: reason, Message: msg})
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
 	}
-	if !p.store.Membership().IsSurge(pod) {
+	if !surge {
 		if need, n := p.store.PendingNeed(k); n > 0 {
 			free := freeCapacity(nodes)
 			if !free.Fits(need) {
@@ -82,6 +91,11 @@ func (p *Adapter) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod
 	if cs.preferredKey != "" {
 		cs.preferredDomain = p.preferredDomain(k, cs.preferredKey, nodes)
 	}
+	if !surge {
+		if planned, st, ok := p.plan(ctx, k, pod, nodes, result, cs); ok {
+			return planned, st
+		}
+	}
 	return result, nil
 }
 
@@ -100,6 +114,11 @@ func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	}
 	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: member placed on its own does not fit", k))
+	}
+	if left, _ := p.store.Backoff(k); left > 0 {
+		// Released already (PreFilter turned the member away for the back-off, or a sibling's
+		// failure released the gang): that release stands, and so does the reason it recorded.
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s backs off", k))
 	}
 	if raw, err := state.Read(p.stateKey()); err == nil && raw.(*cycleState).gangRejected {
 		p.rejectWaiting(k, "the gang does not fit as a whole")
@@ -155,6 +174,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
 	}
 	if p.store.QuorumMet(k) {
+		p.dropPlan(k)
 		p.allowWaiting(k)
 		p.setWait(k, gang.Wait{})
 		return nil, 0

@@ -161,7 +161,11 @@ func (p *Adapter) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fw
 	if err != nil {
 		return 0, nil
 	}
-	cs := raw.(*cycleState)
+	return gangScore(raw.(*cycleState), n), nil
+}
+
+// gangScore is Score for a member described by cs (the planner scores with it too).
+func gangScore(cs *cycleState, n fwk.NodeInfo) int64 {
 	var score int64
 	if cs.gpus > 0 {
 		if alloc := n.GetAllocatable().GetScalarResources()[gang.ResourceGPU]; alloc > 0 {
@@ -170,13 +174,13 @@ func (p *Adapter) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fw
 		}
 	}
 	if cs.preferredKey == "" {
-		return score, nil
+		return score
 	}
 	var pref int64
 	if cs.preferredDomain != "" && n.Node().Labels[cs.preferredKey] == cs.preferredDomain {
 		pref = fwk.MaxNodeScore
 	}
-	return (score + pref) / 2, nil
+	return (score + pref) / 2
 }
 
 // ScoreExtensions: scores are already in [0, MaxNodeScore].

@@ -1,0 +1,72 @@
+package gang
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// The plan covers the members the quorum needs (lowest indexes first, surge members never) and
+// lives until the gang backs off, a planned member leaves, the quorum binds, or it is older
+// than the caller's limit.
+func TestPlanLifecycle(t *testing.T) {
+	s, c := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	for i := 0; i < 3; i++ {
+		s.UpsertPod(pod("g", "w", i))
+	}
+	s.UpsertPod(pod("g", "w", 3, surge))
+	deficit := s.DeficitPods(key("g"))
+	if len(deficit) != 2 || deficit[0].Name != "g-w-0" || deficit[1].Name != "g-w-1" {
+		t.Fatalf("deficit %v, want g-w-0 and g-w-1", names(deficit))
+	}
+	plan := map[string]string{"g-w-0": "n1", "g-w-1": "n2"}
+	s.SetPlan(key("g"), plan)
+	if n, ok := s.PlannedNode(key("g"), "g-w-1", time.Minute); !ok || n != "n2" {
+		t.Fatalf("planned node of g-w-1: %q %v", n, ok)
+	}
+	if _, ok := s.PlannedNode(key("g"), "g-w-2", time.Minute); ok {
+		t.Fatal("a member above the minimum has a planned node")
+	}
+	c.t = c.t.Add(2 * time.Minute)
+	if _, ok := s.PlannedNode(key("g"), "g-w-0", time.Minute); ok {
+		t.Fatal("a plan older than the limit was used")
+	}
+
+	s.SetPlan(key("g"), plan)
+	s.StartBackoff(key("g"), time.Second, "x")
+	if s.HasPlan(key("g")) {
+		t.Fatal("the plan outlived the gang's release")
+	}
+
+	s.SetPlan(key("g"), plan)
+	s.DeletePod(pod("g", "w", 2)) // not planned
+	if !s.HasPlan(key("g")) {
+		t.Fatal("the plan was dropped for a member it does not cover")
+	}
+	s.DeletePod(pod("g", "w", 1))
+	if s.HasPlan(key("g")) {
+		t.Fatal("the plan outlived a planned member")
+	}
+
+	s.UpsertPod(pod("g", "w", 1))
+	s.SetPlan(key("g"), plan)
+	s.Assume(pod("g", "w", 0), "n1")
+	s.Assume(pod("g", "w", 1), "n2")
+	s.MarkBound(pod("g", "w", 0), "n1")
+	if !s.MarkBound(pod("g", "w", 1), "n2") {
+		t.Fatal("the quorum's bind did not establish the gang")
+	}
+	if s.HasPlan(key("g")) {
+		t.Fatal("the plan outlived the quorum")
+	}
+}
+
+func names(pods []*v1.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Name
+	}
+	return out
+}

@@ -1,0 +1,333 @@
+// Package gangplan is the gang planner of the Phalanx profiles: in one pass against the
+// scheduling cycle's snapshot it finds a node for every member a gang needs for its quorum,
+// with the profile's own PreFilter, Filter, PreScore and Score plugins, the members placed
+// earlier in the pass counting on their nodes for the later ones. The gang plugins then narrow
+// each member's own cycle to its planned node (gangplugin.Planner), so that a gang that cannot
+// be placed whole is found out before any member holds a node, and a gang that can is placed
+// in consecutive one-node cycles. See docs/architecture.md, "One pass per gang".
+package gangplan
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+)
+
+// skipped are the plugins a plan does not run: the gang plugins themselves (the planner is
+// theirs; their Filter and Score come in through PlanInput), and plugins whose Filter keeps
+// state in the plugin instance that a second instance cannot share (volume binding, device
+// claims). Members that need those are not planned (gangplugin's plannable).
+var skipped = map[string]bool{
+	"PodGang": true, "PodGroup": true,
+	names.VolumeBinding: true, names.VolumeRestrictions: true, names.VolumeZone: true,
+	names.NodeVolumeLimits: true, names.DynamicResources: true,
+}
+
+const (
+	// As the scheduler: below this many nodes every node is evaluated.
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// Planner implements gangplugin.Planner with a framework of the profile's plugins. Passes are
+// serialized (they run in the scheduling cycle, which is serial anyway).
+type Planner struct {
+	mu     sync.Mutex
+	fw     framework.Framework
+	lister *cycleLister
+	// percentage is the profile's (or the configuration's) percentageOfNodesToScore.
+	percentage *int32
+	// gangWeight is the Score weight of the gang plugins in the profile.
+	gangWeight int64
+	// next is where the next member's search starts, as the scheduler's nextStartNodeIndex,
+	// so that equal nodes are not always tried in the same order.
+	next int
+}
+
+var _ gangplugin.Planner = &Planner{}
+
+// Install gives every profile of sched that has a gang store a planner built from the
+// profile's configuration.
+func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler) error {
+	for i := range cc.ComponentConfig.Profiles {
+		prof := &cc.ComponentConfig.Profiles[i]
+		h, ok := sched.Profiles[prof.SchedulerName]
+		if !ok || gangplugin.StoreOf(h) == nil {
+			continue
+		}
+		pct := prof.PercentageOfNodesToScore
+		if pct == nil {
+			pct = cc.ComponentConfig.PercentageOfNodesToScore
+		}
+		pl, err := New(ctx, prof, pct, frameworkruntime.WithInformerFactory(cc.InformerFactory),
+			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig))
+		if err != nil {
+			return fmt.Errorf("gang planner of profile %s: %w", prof.SchedulerName, err)
+		}
+		gangplugin.SetPlanner(h, pl)
+		context.AfterFunc(ctx, func() { gangplugin.SetPlanner(h, nil) })
+	}
+	return nil
+}
+
+// New builds a planner with the PreFilter, Filter, PreScore and Score plugins that profile
+// enables (but the skipped ones), configured as the profile configures them.
+func New(ctx context.Context, profile *config.KubeSchedulerProfile, percentage *int32, opts ...frameworkruntime.Option) (*Planner, error) {
+	var weight int64 = 1
+	for _, set := range []config.PluginSet{profile.Plugins.MultiPoint, profile.Plugins.Score} {
+		for _, p := range set.Enabled {
+			if p.Name == "PodGang" && p.Weight > 0 {
+				weight = int64(p.Weight)
+			}
+		}
+	}
+	prof := &config.KubeSchedulerProfile{
+		SchedulerName: profile.SchedulerName,
+		PluginConfig:  profile.PluginConfig,
+		Plugins:       planningPlugins(profile.Plugins),
+	}
+	lister := &cycleLister{}
+	opts = append(opts, frameworkruntime.WithSnapshotSharedLister(lister),
+		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("gang-planner")))
+	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the planning framework: %w", err)
+	}
+	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight}, nil
+}
+
+// planningPlugins is the profile's plugin set (its multi-point plugins included) for the
+// PreFilter, Filter, PreScore and Score extension points, without the skipped plugins, and
+// nothing at the other points but what a framework must have.
+func planningPlugins(in *config.Plugins) *config.Plugins {
+	out := in.DeepCopy()
+	var skip []config.Plugin
+	for n := range skipped {
+		skip = append(skip, config.Plugin{Name: n})
+	}
+	sort.Slice(skip, func(i, j int) bool { return skip[i].Name < skip[j].Name })
+	drop := func(s *config.PluginSet) {
+		kept := s.Enabled[:0]
+		for _, p := range s.Enabled {
+			if !skipped[p.Name] {
+				kept = append(kept, p)
+			}
+		}
+		s.Enabled = kept
+		s.Disabled = append(s.Disabled, skip...)
+	}
+	for _, s := range []*config.PluginSet{&out.MultiPoint, &out.PreFilter, &out.Filter, &out.PreScore, &out.Score} {
+		drop(s)
+	}
+	none := config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}
+	out.PreEnqueue, out.PostFilter, out.Reserve, out.Permit, out.PreBind, out.PostBind = none, none, none, none, none, none
+	out.QueueSort = config.PluginSet{Enabled: []config.Plugin{{Name: names.PrioritySort}}, Disabled: []config.Plugin{{Name: "*"}}}
+	out.Bind = config.PluginSet{Enabled: []config.Plugin{{Name: names.DefaultBinder}}, Disabled: []config.Plugin{{Name: "*"}}}
+	return out
+}
+
+// cycleLister is the planning framework's view of the cluster: the snapshot of the cycle that
+// asked for the plan.
+type cycleLister struct{ cur fwk.SharedLister }
+
+func (l *cycleLister) NodeInfos() fwk.NodeInfoLister       { return l.cur.NodeInfos() }
+func (l *cycleLister) StorageInfos() fwk.StorageInfoLister { return l.cur.StorageInfos() }
+func (l *cycleLister) PodGroupStates() fwk.PodGroupStateLister {
+	return l.cur.PodGroupStates()
+}
+func (l *cycleLister) PodGroups() fwk.PodGroupLister { return l.cur.PodGroups() }
+func (l *cycleLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return l.cur.CompositePodGroupStates()
+}
+func (l *cycleLister) CompositePodGroups() fwk.CompositePodGroupLister {
+	return l.cur.CompositePodGroups()
+}
+
+// placedPod is a member placed earlier in the pass, on its (copied) node.
+type placedPod struct {
+	info fwk.PodInfo
+	node fwk.NodeInfo
+}
+
+// Plan places in.Pods in order. Each pod is checked as its own cycle would check it: the
+// profile's PreFilter (with the pods placed before it added through the PreFilter
+// extensions), Filter on nodes until the scheduler's number of feasible nodes is found, then
+// PreScore and Score, highest total first. A node that receives a pod is copied, so the
+// snapshot is never written. The first pod that fits no node ends the pass.
+func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugin.PlanResult, error) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.lister.cur = in.Snapshot
+	defer func() { pl.lister.cur = nil }()
+	res := gangplugin.PlanResult{Nodes: make(map[string]string, len(in.Pods))}
+	if len(in.Nodes) == 0 {
+		if len(in.Pods) > 0 {
+			res.Failed, res.Reason = in.Pods[0], "no nodes"
+		}
+		return res, nil
+	}
+	copies := map[string]fwk.NodeInfo{} // nodes that received a pod of the pass
+	var done []placedPod
+	view := func(n fwk.NodeInfo) fwk.NodeInfo {
+		if c, ok := copies[n.Node().Name]; ok {
+			return c
+		}
+		return n
+	}
+	toFind := pl.numFeasibleNodesToFind(len(in.Nodes))
+	for _, pod := range in.Pods {
+		state := framework.NewCycleState()
+		pre, st, _ := pl.fw.RunPreFilterPlugins(ctx, state, pod)
+		if st.Code() == fwk.Error {
+			return res, fmt.Errorf("PreFilter of %s: %w", pod.Name, st.AsError())
+		}
+		if !st.IsSuccess() {
+			res.Failed, res.Reason = pod, st.Message()
+			return res, nil
+		}
+		for _, d := range done {
+			if st := pl.fw.RunPreFilterExtensionAddPod(ctx, state, pod, d.info, d.node); !st.IsSuccess() {
+				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
+			}
+		}
+		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind)
+		if err != nil {
+			return res, err
+		}
+		if len(feasible) == 0 {
+			res.Failed, res.Reason = pod, summarize(reasons)
+			return res, nil
+		}
+		best, err := pl.best(ctx, state, pod, feasible, in)
+		if err != nil {
+			return res, err
+		}
+		c := best.Snapshot()
+		placed := pod.DeepCopy()
+		placed.Spec.NodeName = c.Node().Name
+		info, err := framework.NewPodInfo(placed)
+		if err != nil {
+			return res, err
+		}
+		c.AddPodInfo(info)
+		copies[c.Node().Name] = c
+		done = append(done, placedPod{info: info, node: c})
+		res.Nodes[pod.Name] = c.Node().Name
+	}
+	return res, nil
+}
+
+// feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until
+// toFind nodes pass or every candidate was tried; reasons counts why the others did not.
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int) ([]fwk.NodeInfo, map[string]int, error) {
+	var feasible []fwk.NodeInfo
+	reasons := map[string]int{}
+	n := len(in.Nodes)
+	tried := 0
+	for i := 0; i < n && len(feasible) < toFind; i++ {
+		node := view(in.Nodes[(pl.next+i)%n])
+		tried++
+		if pre != nil && !pre.AllNodes() && !pre.NodeNames.Has(node.Node().Name) {
+			reasons["not among the nodes PreFilter allows"]++
+			continue
+		}
+		st := pl.fw.RunFilterPlugins(ctx, state, pod, node)
+		if st.Code() == fwk.Error {
+			return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, node.Node().Name, st.AsError())
+		}
+		if st.IsSuccess() && in.Filter != nil {
+			st = in.Filter(pod, node)
+		}
+		if st.IsSuccess() {
+			feasible = append(feasible, node)
+			continue
+		}
+		for _, r := range st.Reasons() {
+			reasons[r]++
+		}
+	}
+	pl.next = (pl.next + tried) % n
+	return feasible, reasons, nil
+}
+
+// best scores the feasible nodes and returns the highest (the first of equals).
+func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, in gangplugin.PlanInput) (fwk.NodeInfo, error) {
+	if len(feasible) == 1 {
+		return feasible[0], nil
+	}
+	if st := pl.fw.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+		return nil, fmt.Errorf("PreScore of %s: %w", pod.Name, st.AsError())
+	}
+	scores, st := pl.fw.RunScorePlugins(ctx, state, pod, feasible)
+	if !st.IsSuccess() {
+		return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
+	}
+	bestAt, bestScore := 0, int64(-1)
+	for i, s := range scores {
+		total := s.TotalScore
+		if in.Score != nil {
+			total += pl.gangWeight * in.Score(pod, feasible[i])
+		}
+		if total > bestScore {
+			bestAt, bestScore = i, total
+		}
+	}
+	return feasible[bestAt], nil
+}
+
+// numFeasibleNodesToFind is the scheduler's rule for how many feasible nodes are enough.
+func (pl *Planner) numFeasibleNodesToFind(all int) int {
+	if all < minFeasibleNodesToFind {
+		return all
+	}
+	var pct int32
+	if pl.percentage != nil {
+		pct = *pl.percentage
+	}
+	if pct == 0 {
+		pct = max(int32(50)-int32(all)/125, minFeasibleNodesPercentageToFind)
+	}
+	return max(all*int(pct)/100, minFeasibleNodesToFind)
+}
+
+// summarize is "3× Insufficient nvidia.com/gpu, 1× node(s) had untolerated taint", most
+// frequent first.
+func summarize(counts map[string]int) string {
+	type rc struct {
+		r string
+		c int
+	}
+	l := make([]rc, 0, len(counts))
+	for r, c := range counts {
+		l = append(l, rc{r, c})
+	}
+	sort.Slice(l, func(i, j int) bool {
+		if l[i].c != l[j].c {
+			return l[i].c > l[j].c
+		}
+		return l[i].r < l[j].r
+	})
+	parts := make([]string, 0, len(l))
+	for _, x := range l {
+		parts = append(parts, fmt.Sprintf("%d× %s", x.c, x.r))
+	}
+	if len(parts) == 0 {
+		return "no nodes"
+	}
+	return strings.Join(parts, ", ")
+}

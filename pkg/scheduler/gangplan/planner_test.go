@@ -1,0 +1,209 @@
+package gangplan_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/phalanx-sched/phalanx/pkg/inspect"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+)
+
+func gpuNode(name string, gpus int64) *v1.Node {
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("64"), v1.ResourceMemory: resource.MustParse("512Gi"), v1.ResourcePods: resource.MustParse("110"),
+		"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)}
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}, Status: v1.NodeStatus{Allocatable: rl, Capacity: rl}}
+}
+
+func gpuPod(name string, gpus int64) *v1.Pod {
+	q := *resource.NewQuantity(gpus, resource.DecimalSI)
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "x"}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{"nvidia.com/gpu": q, v1.ResourceCPU: resource.MustParse("1")},
+			Limits:   v1.ResourceList{"nvidia.com/gpu": q}}}}}}
+}
+
+func pods(n int, gpus int64) []*v1.Pod {
+	out := make([]*v1.Pod, n)
+	for i := range out {
+		out[i] = gpuPod(fmt.Sprintf("m-%d", i), gpus)
+	}
+	return out
+}
+
+func nodes(n int, gpus int64) []*v1.Node {
+	out := make([]*v1.Node, n)
+	for i := range out {
+		out[i] = gpuNode(fmt.Sprintf("n%04d", i), gpus)
+	}
+	return out
+}
+
+// planner builds a planner of Phalanx's default profile and the input for a pass over ns.
+func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod) (*gangplan.Planner, gangplugin.PlanInput) {
+	tb.Helper()
+	schedulermetrics.Register()
+	profile, err := inspect.Profile()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kube := kubefake.NewSimpleClientset()
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	snap := internalcache.NewSnapshot(nil, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pl, gangplugin.PlanInput{Snapshot: snap, Pods: members, Nodes: infos}
+}
+
+func distinct(plan map[string]string) int {
+	seen := map[string]bool{}
+	for _, n := range plan {
+		seen[n] = true
+	}
+	return len(seen)
+}
+
+func TestPlanPlacesWholeGang(t *testing.T) {
+	pl, in := planner(t, nodes(4, 8), pods(4, 8))
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != nil || len(res.Nodes) != 4 || distinct(res.Nodes) != 4 {
+		t.Fatalf("four whole-node members on four free nodes: failed=%v nodes=%v", res.Failed, res.Nodes)
+	}
+	// The snapshot is not written: a second pass finds the same room.
+	if res, _ := pl.Plan(context.Background(), in); res.Failed != nil {
+		t.Fatalf("the first pass wrote the snapshot: %s: %s", res.Failed.Name, res.Reason)
+	}
+}
+
+func TestPlanNoPlacementNamesTheMemberAndTheCause(t *testing.T) {
+	pl, in := planner(t, nodes(3, 8), pods(4, 8))
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed == nil || res.Failed.Name != "m-3" {
+		t.Fatalf("the fourth whole-node member on three nodes should fail: %+v", res)
+	}
+	if !strings.Contains(res.Reason, "3× Insufficient nvidia.com/gpu") {
+		t.Errorf("reason %q does not say every node is out of GPUs", res.Reason)
+	}
+}
+
+// The gang plugin's score (GPU bin-packing) is added to the profile's: half-node members
+// share nodes. Without it the profile's spreading score puts each on its own node.
+func TestPlanUsesTheGangScore(t *testing.T) {
+	pl, in := planner(t, nodes(4, 8), pods(4, 4))
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := distinct(res.Nodes); got != 4 {
+		t.Fatalf("without the gang score: %d nodes used, want 4 (the profile spreads)", got)
+	}
+	in.Score = func(pod *v1.Pod, n fwk.NodeInfo) int64 {
+		used := n.GetRequested().GetScalarResources()["nvidia.com/gpu"] + 4
+		return used * fwk.MaxNodeScore / n.GetAllocatable().GetScalarResources()["nvidia.com/gpu"]
+	}
+	res, err = pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := distinct(res.Nodes); got != 2 {
+		t.Fatalf("with the gang's bin-packing score: %d nodes used, want 2: %v", got, res.Nodes)
+	}
+}
+
+func TestPlanHonoursTheGangFilter(t *testing.T) {
+	pl, in := planner(t, nodes(3, 8), pods(2, 8))
+	in.Filter = func(_ *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+		if n.Node().Name == "n0000" {
+			return fwk.NewStatus(fwk.Unschedulable, "capacity held for a replacement")
+		}
+		return nil
+	}
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	for pod, n := range res.Nodes {
+		if n == "n0000" {
+			t.Fatalf("%s planned on the held node", pod)
+		}
+	}
+	in.Pods = pods(3, 8)
+	if res, _ := pl.Plan(context.Background(), in); res.Failed == nil || !strings.Contains(res.Reason, "capacity held for a replacement") {
+		t.Fatalf("three members with one of three nodes held: %+v", res)
+	}
+}
+
+// Members placed earlier in the pass count for the later ones' PreFilter state: required
+// anti-affinity between members puts each on its own node though one node has room for all.
+func TestPlanCountsEarlierMembersForAffinity(t *testing.T) {
+	members := pods(3, 1)
+	for _, p := range members {
+		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}, TopologyKey: "kubernetes.io/hostname"}}}}
+	}
+	pl, in := planner(t, nodes(3, 8), members)
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := distinct(res.Nodes); got != 3 {
+		t.Fatalf("anti-affine members on %d nodes, want 3: %v", got, res.Nodes)
+	}
+	in.Pods = pods(4, 1)
+	for _, p := range in.Pods {
+		p.Spec.Affinity = members[0].Spec.Affinity
+	}
+	if res, _ := pl.Plan(context.Background(), in); res.Failed == nil || res.Failed.Name != "m-3" {
+		t.Fatalf("a fourth anti-affine member on three nodes: %+v", res)
+	}
+}
+
+// BenchmarkPlan is one pass for a gang on 5,000 eight-GPU nodes: a 16-member gang of 8-GPU
+// members, and a 512-member one. Figures are per member (allocations included).
+func BenchmarkPlan(b *testing.B) {
+	for _, size := range []int{16, 512} {
+		b.Run(fmt.Sprintf("members=%d/nodes=5000", size), func(b *testing.B) {
+			pl, in := planner(b, nodes(5000, 8), pods(size, 8))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := pl.Plan(context.Background(), in)
+				if err != nil || res.Failed != nil {
+					b.Fatalf("%+v %v", res, err)
+				}
+			}
+			b.StopTimer()
+			perMember := float64(b.Elapsed().Nanoseconds()) / float64(b.N*size)
+			b.ReportMetric(perMember/1e3, "µs/member")
+		})
+	}
+}

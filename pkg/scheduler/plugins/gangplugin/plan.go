@@ -1,0 +1,153 @@
+package gangplugin
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
+)
+
+// Planner finds one node for each of a gang's pods against one view of the cluster, the pods
+// placed earlier in the pass counting on their nodes for the later ones. It assumes, reserves
+// and binds nothing. pkg/scheduler/gangplan implements it with the profile's own plugins.
+type Planner interface {
+	Plan(ctx context.Context, in PlanInput) (PlanResult, error)
+}
+
+// PlanInput is one planning pass.
+type PlanInput struct {
+	// Snapshot is the scheduling cycle's snapshot, which Nodes come from.
+	Snapshot fwk.SharedLister
+	// Pods are placed in this order.
+	Pods []*v1.Pod
+	// Nodes are the candidates (the gang's required packing domain, or every node).
+	Nodes []fwk.NodeInfo
+	// Filter is the gang plugin's own check of a node (capacity held for replacements); nil
+	// for none.
+	Filter func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status
+	// Score is the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
+	// preferred packing), added with the plugin's weight; nil for none.
+	Score func(pod *v1.Pod, n fwk.NodeInfo) int64
+}
+
+// PlanResult is where a pass put the pods, or which pod fitted nowhere and why.
+type PlanResult struct {
+	// Nodes maps pod name to node; complete only when Failed is empty.
+	Nodes map[string]string
+	// Failed is the first pod that fits no node once the ones before it are placed.
+	Failed *v1.Pod
+	// Reason summarizes the Filter verdicts for Failed ("3× Insufficient nvidia.com/gpu").
+	Reason string
+}
+
+var (
+	plannersMu sync.Mutex
+	planners   = map[fwk.Handle]Planner{}
+)
+
+// SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a
+// profile has one, its gangs are placed member by member, each member's cycle on its own.
+func SetPlanner(h fwk.Handle, pl Planner) {
+	plannersMu.Lock()
+	defer plannersMu.Unlock()
+	if pl == nil {
+		delete(planners, h)
+		return
+	}
+	planners[h] = pl
+}
+
+func plannerOf(h fwk.Handle) Planner {
+	plannersMu.Lock()
+	defer plannersMu.Unlock()
+	return planners[h]
+}
+
+// plannedNode returns the node its gang's plan gives the member, if any.
+func (p *Adapter) plannedNode(k gang.Key, pod *v1.Pod) (string, bool) {
+	return p.store.PlannedNode(k, pod.Name, p.opts.PermitTimeout)
+}
+
+// plan places, in one pass, every member the gang needs for its quorum when pod is one of
+// them, and narrows pod's cycle to its node; a gang with no complete placement is released
+// before any member holds a node. ok is false when planning has nothing to say (no planner, a
+// deficit of one member, a member the quorum does not need, members with volume or device
+// claims): the cycle then runs over every node as it would without a plan.
+func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk.NodeInfo, narrowed *fwk.PreFilterResult, cs *cycleState) (result *fwk.PreFilterResult, st *fwk.Status, ok bool) {
+	pl := plannerOf(p.handle)
+	if pl == nil {
+		return nil, nil, false
+	}
+	pods := p.store.DeficitPods(k)
+	if len(pods) < 2 || !containsPod(pods, pod) || !plannable(pods) {
+		return nil, nil, false
+	}
+	cand := nodes
+	if narrowed != nil && !narrowed.AllNodes() {
+		cand = make([]fwk.NodeInfo, 0, narrowed.NodeNames.Len())
+		for _, n := range nodes {
+			if narrowed.NodeNames.Has(n.Node().Name) {
+				cand = append(cand, n)
+			}
+		}
+	}
+	in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pods, Nodes: cand, Score: func(pod *v1.Pod, n fwk.NodeInfo) int64 {
+		return gangScore(&cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: cs.preferredKey, preferredDomain: cs.preferredDomain}, n)
+	}}
+	if p.store.HasActiveHolds() {
+		in.Filter = p.FilterHolds
+	}
+	res, err := pl.Plan(ctx, in)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("planning %s: %w", k, err)), true
+	}
+	if res.Failed != nil {
+		metrics.GangPlans.WithLabelValues(k.Kind.String(), "NoPlacement").Inc()
+		// The message names the podgroup and the cause, not the member or the pass's counts
+		// of earlier members: it stays the same while the cluster does, so that retries
+		// rewrite no status.
+		msg := fmt.Sprintf("%s has no placement for the %d members its quorum needs: a member of podgroup %s fits no node (%s); the gang is retried as a whole",
+			k, len(pods), p.store.GroupName(res.Failed), res.Reason)
+		cs.gangRejected = true
+		p.releaseGang(ctx, k, gang.ReasonInsufficient, msg)
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), true
+	}
+	metrics.GangPlans.WithLabelValues(k.Kind.String(), "Placed").Inc()
+	p.setPlan(k, res.Nodes)
+	klog.FromContext(ctx).V(4).Info("Gang planned", "gang", k.String(), "members", len(res.Nodes))
+	return &fwk.PreFilterResult{NodeNames: sets.New(res.Nodes[pod.Name])}, nil, true
+}
+
+func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {
+	for _, p := range pods {
+		if p.Name == pod.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// plannable reports whether the planner's plugins judge the pods as their own cycles would.
+// The planner runs no volume or device-claim plugins (their Filter keeps per-cycle state in
+// the plugin that a second instance cannot share): members with claims or volumes that bind
+// are placed member by member.
+func plannable(pods []*v1.Pod) bool {
+	for _, pod := range pods {
+		if len(pod.Spec.ResourceClaims) > 0 {
+			return false
+		}
+		for _, vol := range pod.Spec.Volumes {
+			if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
