@@ -181,8 +181,12 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		}
 		return res, nil
 	}
-	copies := map[string]fwk.NodeInfo{} // nodes that received a pod of the pass
+	copies := map[string]fwk.NodeInfo{} // nodes that received a pod of the pass or lost an evicted one
 	var done []placedPod
+	evicted, err := pl.evict(ctx, in, copies)
+	if err != nil {
+		return res, err
+	}
 	view := func(n fwk.NodeInfo) fwk.NodeInfo {
 		if c, ok := copies[n.Node().Name]; ok {
 			return c
@@ -199,6 +203,11 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		if !st.IsSuccess() {
 			res.Failed, res.Reason = pod, st.Message()
 			return res, nil
+		}
+		for _, v := range evicted {
+			if st := pl.fw.RunPreFilterExtensionRemovePod(ctx, state, pod, v.info, v.node); !st.IsSuccess() {
+				return res, fmt.Errorf("PreFilter RemovePod of %s for %s: %w", v.info.GetPod().Name, pod.Name, st.AsError())
+			}
 		}
 		for _, d := range done {
 			if st := pl.fw.RunPreFilterExtensionAddPod(ctx, state, pod, d.info, d.node); !st.IsSuccess() {
@@ -230,6 +239,39 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		res.Nodes[pod.Name] = c.Node().Name
 	}
 	return res, nil
+}
+
+// evict copies the nodes of in.Evicted without them (into copies) and returns each with its
+// copied node, for the PreFilter RemovePod extensions.
+func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies map[string]fwk.NodeInfo) ([]placedPod, error) {
+	if len(in.Evicted) == 0 {
+		return nil, nil
+	}
+	byName := make(map[string]fwk.NodeInfo, len(in.Nodes))
+	for _, n := range in.Nodes {
+		byName[n.Node().Name] = n
+	}
+	out := make([]placedPod, 0, len(in.Evicted))
+	for _, v := range in.Evicted {
+		n, ok := copies[v.Spec.NodeName]
+		if !ok {
+			orig, known := byName[v.Spec.NodeName]
+			if !known {
+				continue // not a candidate node: nothing to free there
+			}
+			n = orig.Snapshot()
+			copies[v.Spec.NodeName] = n
+		}
+		if err := n.RemovePod(klog.FromContext(ctx), v); err != nil {
+			return nil, fmt.Errorf("removing evicted pod %s/%s from node %s: %w", v.Namespace, v.Name, v.Spec.NodeName, err)
+		}
+		info, err := framework.NewPodInfo(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, placedPod{info: info, node: n})
+	}
+	return out, nil
 }
 
 // feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,6 +18,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
@@ -53,7 +55,7 @@ func nodes(n int, gpus int64) []*v1.Node {
 }
 
 // planner builds a planner of Phalanx's default profile and the input for a pass over ns.
-func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod) (*gangplan.Planner, gangplugin.PlanInput) {
+func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod, running ...*v1.Pod) (*gangplan.Planner, gangplugin.PlanInput) {
 	tb.Helper()
 	schedulermetrics.Register()
 	profile, err := inspect.Profile()
@@ -70,7 +72,7 @@ func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod) (*gangplan.Planner
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	snap := internalcache.NewSnapshot(nil, ns)
+	snap := internalcache.NewSnapshot(running, ns)
 	infos, err := snap.NodeInfos().List()
 	if err != nil {
 		tb.Fatal(err)
@@ -205,5 +207,74 @@ func BenchmarkPlan(b *testing.B) {
 			perMember := float64(b.Elapsed().Nanoseconds()) / float64(b.N*size)
 			b.ReportMetric(perMember/1e3, "µs/member")
 		})
+	}
+}
+
+// Evicted pods are weighed as gone, on copies: the snapshot keeps them.
+func TestPlanWithEvictedPods(t *testing.T) {
+	ns := nodes(2, 8)
+	var running []*v1.Pod
+	for i, n := range ns {
+		p := gpuPod(fmt.Sprintf("low-%d", i), 8)
+		p.Spec.NodeName = n.Name
+		running = append(running, p)
+	}
+	pl, in := planner(t, ns, pods(2, 8), running...)
+	if res, _ := pl.Plan(context.Background(), in); res.Failed == nil {
+		t.Fatal("two whole-node members planned on two full nodes")
+	}
+	in.Evicted = running[:1]
+	if res, _ := pl.Plan(context.Background(), in); res.Failed == nil || res.Failed.Name != "m-1" {
+		t.Fatalf("one node freed for two whole-node members: %+v", res)
+	}
+	in.Evicted = running
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil || distinct(res.Nodes) != 2 {
+		t.Fatalf("both nodes freed: %+v %v", res, err)
+	}
+	in.Evicted = nil
+	if res, _ := pl.Plan(context.Background(), in); res.Failed == nil {
+		t.Fatal("a pass with evicted pods wrote the snapshot")
+	}
+}
+
+// BenchmarkSelectVictims is gang-aware victim selection on 5,000 full eight-GPU nodes held by
+// 1,000 gangs of 5 whole-node members: a gang of 2 whole-node members preempts, each fit check
+// a planning pass with the victims removed.
+func BenchmarkSelectVictims(b *testing.B) {
+	ns := nodes(5000, 8)
+	store := gang.NewStore(gang.DefaultMembership(), nil)
+	var running []*v1.Pod
+	var cands []gang.Candidate
+	for g := 0; g < 1000; g++ {
+		name := fmt.Sprintf("low-%d", g)
+		store.SetSpec(gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: name}, PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: 5}}})
+		for i := 0; i < 5; i++ {
+			p := gpuPod(fmt.Sprintf("%s-%d", name, i), 8)
+			p.Labels = map[string]string{"grove.io/podgang": name, "grove.io/podclique": "w", "grove.io/podclique-pod-index": fmt.Sprint(i)}
+			p.Spec.NodeName = ns[g*5+i].Name
+			store.UpsertPod(p)
+			running = append(running, p)
+			cands = append(cands, gang.Candidate{Pod: p, Node: p.Spec.NodeName, GPUs: 8, Started: time.Unix(int64(g), 0)})
+		}
+	}
+	pl, in := planner(b, ns, pods(2, 8), running...)
+	fits := func(units []gang.Unit) bool {
+		in.Evicted = in.Evicted[:0]
+		for _, u := range units {
+			for _, c := range u.Pods {
+				in.Evicted = append(in.Evicted, c.Pod)
+			}
+		}
+		res, err := pl.Plan(context.Background(), in)
+		return err == nil && res.Failed == nil
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		victims, ok := gang.SelectVictims(store.VictimUnits(cands), fits)
+		if !ok || len(victims) != 1 || !victims[0].Whole {
+			b.Fatalf("victims %+v ok %v, want one whole gang", victims, ok)
+		}
 	}
 }

@@ -32,6 +32,10 @@ type PlanInput struct {
 	// Filter is the gang plugin's own check of a node (capacity held for replacements); nil
 	// for none.
 	Filter func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status
+	// Evicted are bound pods the pass treats as gone (preemption victims being weighed):
+	// their nodes are copied without them, and the PreFilter state of every pod of the pass
+	// discounts them. The snapshot is not written.
+	Evicted []*v1.Pod
 	// Score is the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
 	// preferred packing), added with the plugin's weight; nil for none.
 	Score func(pod *v1.Pod, n fwk.NodeInfo) int64
