@@ -222,7 +222,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			res.Failed, res.Reason = pod, summarize(reasons)
 			return res, nil
 		}
-		best, err := pl.best(ctx, state, pod, feasible, in)
+		best, err := pl.best(ctx, state, pod, feasible, placedNodes(done), in)
 		if err != nil {
 			return res, err
 		}
@@ -307,8 +307,9 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	return feasible, reasons, nil
 }
 
-// best scores the feasible nodes and returns the highest (the first of equals).
-func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, in gangplugin.PlanInput) (fwk.NodeInfo, error) {
+// best scores the feasible nodes and returns the highest (the first of equals); placed are
+// the nodes of the pass's earlier pods, for the gang plugin's score.
+func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible, placed []fwk.NodeInfo, in gangplugin.PlanInput) (fwk.NodeInfo, error) {
 	if len(feasible) == 1 {
 		return feasible[0], nil
 	}
@@ -319,17 +320,29 @@ func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 	if !st.IsSuccess() {
 		return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
 	}
+	var gangScore func(fwk.NodeInfo) int64
+	if in.Score != nil {
+		gangScore = in.Score(pod, placed)
+	}
 	bestAt, bestScore := 0, int64(-1)
 	for i, s := range scores {
 		total := s.TotalScore
-		if in.Score != nil {
-			total += pl.gangWeight * in.Score(pod, feasible[i])
+		if gangScore != nil {
+			total += pl.gangWeight * gangScore(feasible[i])
 		}
 		if total > bestScore {
 			bestAt, bestScore = i, total
 		}
 	}
 	return feasible[bestAt], nil
+}
+
+func placedNodes(done []placedPod) []fwk.NodeInfo {
+	out := make([]fwk.NodeInfo, len(done))
+	for i, d := range done {
+		out[i] = d.node
+	}
+	return out
 }
 
 // numFeasibleNodesToFind is the scheduler's rule for how many feasible nodes are enough.

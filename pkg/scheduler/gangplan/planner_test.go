@@ -128,9 +128,11 @@ func TestPlanUsesTheGangScore(t *testing.T) {
 	if got := distinct(res.Nodes); got != 4 {
 		t.Fatalf("without the gang score: %d nodes used, want 4 (the profile spreads)", got)
 	}
-	in.Score = func(pod *v1.Pod, n fwk.NodeInfo) int64 {
-		used := n.GetRequested().GetScalarResources()["nvidia.com/gpu"] + 4
-		return used * fwk.MaxNodeScore / n.GetAllocatable().GetScalarResources()["nvidia.com/gpu"]
+	in.Score = func(*v1.Pod, []fwk.NodeInfo) func(fwk.NodeInfo) int64 {
+		return func(n fwk.NodeInfo) int64 {
+			used := n.GetRequested().GetScalarResources()["nvidia.com/gpu"] + 4
+			return used * fwk.MaxNodeScore / n.GetAllocatable().GetScalarResources()["nvidia.com/gpu"]
+		}
 	}
 	res, err = pl.Plan(context.Background(), in)
 	if err != nil || res.Failed != nil {
@@ -276,5 +278,38 @@ func BenchmarkSelectVictims(b *testing.B) {
 		if !ok || len(victims) != 1 || !victims[0].Whole {
 			b.Fatalf("victims %+v ok %v, want one whole gang", victims, ok)
 		}
+	}
+}
+
+// The gang plugin's score sees where the pass put the earlier members: a score that prefers
+// the rack of the first member keeps the gang in one rack, against the profile's spreading.
+func TestPlanScoreSeesEarlierMembers(t *testing.T) {
+	ns := nodes(4, 8)
+	for i, n := range ns {
+		n.Labels["example.com/rack"] = fmt.Sprintf("r%d", i%2) // n0000, n0002 in r0; n0001, n0003 in r1
+	}
+	pl, in := planner(t, ns, pods(4, 4))
+	in.Score = func(_ *v1.Pod, placed []fwk.NodeInfo) func(fwk.NodeInfo) int64 {
+		return func(n fwk.NodeInfo) int64 {
+			if len(placed) > 0 && n.Node().Labels["example.com/rack"] == placed[0].Node().Labels["example.com/rack"] {
+				return fwk.MaxNodeScore
+			}
+			return 0
+		}
+	}
+	res, err := pl.Plan(context.Background(), in)
+	if err != nil || res.Failed != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	racks := map[string]bool{}
+	for _, n := range res.Nodes {
+		for _, node := range ns {
+			if node.Name == n {
+				racks[node.Labels["example.com/rack"]] = true
+			}
+		}
+	}
+	if len(racks) != 1 {
+		t.Fatalf("members in racks %v, want one: %v", racks, res.Nodes)
 	}
 }

@@ -36,9 +36,10 @@ type PlanInput struct {
 	// their nodes are copied without them, and the PreFilter state of every pod of the pass
 	// discounts them. The snapshot is not written.
 	Evicted []*v1.Pod
-	// Score is the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
-	// preferred packing), added with the plugin's weight; nil for none.
-	Score func(pod *v1.Pod, n fwk.NodeInfo) int64
+	// Score returns, for a pod of the pass and the nodes of the pods placed before it in the
+	// pass, the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
+	// preferred packing), which the planner adds with the plugin's weight; nil for none.
+	Score func(pod *v1.Pod, placed []fwk.NodeInfo) func(n fwk.NodeInfo) int64
 }
 
 // PlanResult is where a pass put the pods, or which pod fitted nowhere and why.
@@ -102,8 +103,13 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 			}
 		}
 	}
-	in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pods, Nodes: cand, Score: func(pod *v1.Pod, n fwk.NodeInfo) int64 {
-		return gangScore(&cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: cs.preferredKey, preferredDomain: cs.preferredDomain}, n)
+	in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pods, Nodes: cand, Score: func(pod *v1.Pod, placed []fwk.NodeInfo) func(fwk.NodeInfo) int64 {
+		member := &cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: cs.preferredKey, preferredDomain: cs.preferredDomain}
+		if member.preferredKey != "" && member.preferredDomain == "" {
+			// No member was placed before the pass: prefer where the pass put the first ones.
+			member.preferredDomain = mostCommon(placed, member.preferredKey)
+		}
+		return func(n fwk.NodeInfo) int64 { return gangScore(member, n) }
 	}}
 	if p.store.HasActiveHolds() {
 		in.Filter = p.FilterHolds
@@ -127,6 +133,24 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 	p.setPlan(k, res.Nodes)
 	klog.FromContext(ctx).V(4).Info("Gang planned", "gang", k.String(), "members", len(res.Nodes))
 	return &fwk.PreFilterResult{NodeNames: sets.New(res.Nodes[pod.Name])}, nil, true
+}
+
+// mostCommon is the value of label key shared by most of nodes (the smallest of equals); ""
+// for none.
+func mostCommon(nodes []fwk.NodeInfo, key string) string {
+	counts := map[string]int{}
+	best, bestN := "", 0
+	for _, n := range nodes {
+		v, ok := n.Node().Labels[key]
+		if !ok {
+			continue
+		}
+		counts[v]++
+		if c := counts[v]; c > bestN || (c == bestN && v < best) {
+			best, bestN = v, c
+		}
+	}
+	return best
 }
 
 func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {
