@@ -26,7 +26,6 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/component-base/term"
 	"k8s.io/component-base/version/verflag"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/phalanx-sched/phalanx/pkg/admission"
@@ -79,6 +78,7 @@ func removeDefaultConfig() {
 
 var (
 	controllerWorkers = 4
+	setup             phalanxserver.SetupOptions
 	webhooks          = admission.WebhookOptions{
 		BindAddress:   "0.0.0.0",
 		Port:          9443,
@@ -110,6 +110,7 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	pfs := nfs.FlagSet("phalanx")
 	pfs.StringSlice("scheduler-names", []string{scheduler.SchedulerName}, "built-in configuration only: the spec.schedulerName values Phalanx serves, one identical profile each (e.g. phalanx-scheduler,lpx-scheduler to stand in for Grove's lpx backend)")
+	pfs.BoolVar(&setup.MemberScheduledEvents, "member-scheduled-events", false, "also write kube-scheduler's per-pod Scheduled event for gang members placed with their gang's quorum (by default the gang's own Scheduled event names them and their nodes: one API write less per member)")
 	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
 	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
 	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
@@ -145,7 +146,7 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := app.Setup(ctx, opts, scheduler.RegistryOptions()...)
+	cc, sched, err := phalanxserver.Setup(ctx, opts, setup, scheduler.RegistryOptions()...)
 	removeDefaultConfig()
 	if err != nil {
 		return err

@@ -344,9 +344,33 @@ func (s *Store) setState(pod *v1.Pod, st State, node string) {
 		return
 	}
 	if m := e.members[pod.Name]; m != nil && m.State != Bound {
+		switch st {
+		case Assumed:
+			m.withQuorum = !m.Surge && !establishedLocked(e)
+		case Pending:
+			m.withQuorum = false
+		}
 		m.State, m.Node = st, node
 		e.recount()
 	}
+}
+
+// WithQuorum reports whether the pod is a member placed with its gang's first quorum: assumed
+// (and then bound) while the gang was not established, not a surge member. Members placed
+// after (surge members, members above the minimum, replacements) are not.
+func (s *Store) WithQuorum(pod *v1.Pod) bool {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return false
+	}
+	m := e.members[pod.Name]
+	return m != nil && m.UID == pod.UID && m.withQuorum
 }
 
 // groupOf finds the podgroup of a pod: the group whose podReferences list it, else the group

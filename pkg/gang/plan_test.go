@@ -70,3 +70,38 @@ func names(pods []*v1.Pod) []string {
 	}
 	return out
 }
+
+// Members assumed before their gang is established are placed with its quorum; a member
+// assumed after it (a replacement, a member above the minimum) and surge members are not.
+func TestWithQuorum(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	for i := 0; i < 3; i++ {
+		s.UpsertPod(pod("g", "w", i))
+	}
+	s.UpsertPod(pod("g", "w", 3, surge))
+	s.Assume(pod("g", "w", 0), "n0")
+	s.Assume(pod("g", "w", 1), "n1")
+	s.MarkBound(pod("g", "w", 0), "n0")
+	if !s.MarkBound(pod("g", "w", 1), "n1") {
+		t.Fatal("not established")
+	}
+	s.Assume(pod("g", "w", 2), "n2")
+	s.Assume(pod("g", "w", 3, surge), "n3")
+	for i, want := range []bool{true, true, false, false} {
+		opts := []podOpt{}
+		if i == 3 {
+			opts = append(opts, surge)
+		}
+		if got := s.WithQuorum(pod("g", "w", i, opts...)); got != want {
+			t.Errorf("member %d: WithQuorum %v, want %v", i, got, want)
+		}
+	}
+	s.Forget(pod("g", "w", 2))
+	s.DeletePod(pod("g", "w", 0))
+	s.DeletePod(pod("g", "w", 1)) // nothing bound: no longer established
+	s.Assume(pod("g", "w", 2), "n2")
+	if !s.WithQuorum(pod("g", "w", 2)) {
+		t.Error("a member assumed while the gang forms again is not placed with its quorum")
+	}
+}

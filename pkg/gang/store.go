@@ -106,6 +106,9 @@ type member struct {
 	// announced: the pod informer delivered this member ungated and its siblings were woken
 	// (see ObservePod).
 	announced bool
+	// withQuorum: the member was assumed while its gang was not established, so its bind is
+	// part of the gang's first placement, which the gang's own event reports (WithQuorum).
+	withQuorum bool
 }
 
 // NewStore returns an empty store. now is the clock (time.Now in production).

@@ -33,6 +33,13 @@ var (
 		Help:           "Passes that placed every member a gang needed for its quorum against one snapshot, by outcome (Placed, NoPlacement).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "outcome"})
+	// MemberEventsCoalesced counts kube-scheduler's per-pod Scheduled events left out for
+	// members placed with their gang's quorum (the gang's own event names them).
+	MemberEventsCoalesced = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "member_scheduled_events_coalesced_total",
+		Help:           "Per-pod Scheduled events not written for gang members placed with their quorum (the gang's Scheduled event names every member and node).",
+		StabilityLevel: metrics.ALPHA,
+	})
 	// PermitRejections counts members released from Permit or refused there, by reason.
 	PermitRejections = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: namespace, Name: "permit_rejections_total",
@@ -103,7 +110,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
 			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
 	})
 }

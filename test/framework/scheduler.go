@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
@@ -88,7 +87,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cc, sched, err := app.Setup(ctx, opts, scheduler.RegistryOptions()...)
+	cc, sched, err := server.Setup(ctx, opts, server.SetupOptions{}, scheduler.RegistryOptions()...)
 	if err != nil {
 		cancel()
 		t.Fatalf("setting up phalanx-scheduler: %v", err)

@@ -57,7 +57,7 @@ func TestGangWithNoPlacementHoldsNothing(t *testing.T) {
 // Each member of a gang placed by the plan is written once on its way to its node: the bind.
 // No status.nominatedNodeName while it waits for its quorum (Phalanx's default for
 // NominatedNodeNameForExpectation), no PodScheduled=False from a member tried before its gang
-// could be placed.
+// could be placed, and no per-pod Scheduled event (the gang's event names the members).
 func TestGangMembersWrittenOnlyByTheBind(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
@@ -101,6 +101,26 @@ func TestGangMembersWrittenOnlyByTheBind(t *testing.T) {
 	for name, n := range updates {
 		if n != 1 {
 			t.Errorf("member %s: %d writes until bound, want 1 (the bind)", name, n)
+		}
+	}
+	// Events: the PodGang's Scheduled event names every member and its node; the members have
+	// no Scheduled event of their own (events are written in order, so by the time the gang's
+	// is there, a member's would be too).
+	waitEvent(t, env, ns, g.Name, "Scheduled")
+	evs, err := env.Kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs.Items {
+		switch {
+		case ev.InvolvedObject.Kind == "Pod" && ev.Reason == "Scheduled":
+			t.Errorf("member %s has its own Scheduled event %q; the gang's event stands for it", ev.InvolvedObject.Name, ev.Message)
+		case ev.InvolvedObject.Kind == "PodGang" && ev.Reason == "Scheduled":
+			for name := range bound {
+				if !strings.Contains(ev.Message, name+" on ") {
+					t.Errorf("the gang's Scheduled event %q does not name member %s and its node", ev.Message, name)
+				}
+			}
 		}
 	}
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
+// EventMembers is how many members and nodes a gang's Scheduled event names (an event note
+// holds 1 KiB; the rest are counted).
+const EventMembers = 16
+
 // StatusSink is told when a gang may need its status or events written.
 type StatusSink interface {
 	// Enqueue asks for the gang's status to be brought up to date.

@@ -61,3 +61,16 @@ func JSONConfig(c *rest.Config) *rest.Config {
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	return cfg
 }
+
+// StoreForProfile returns the gang store of the running profile named profile (its
+// schedulerName), nil when it has none.
+func StoreForProfile(profile string) *gang.Store {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	for h, s := range stores {
+		if h.ProfileName() == profile {
+			return s
+		}
+	}
+	return nil
+}

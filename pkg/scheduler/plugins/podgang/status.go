@@ -64,7 +64,7 @@ func (w *statusWriter) Established(k gang.Key) {
 	}
 	st := w.store.Status(k)
 	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
-		fmt.Sprintf("Quorum bound: %d pods on %d nodes", st.Bound, st.Nodes))
+		fmt.Sprintf("Quorum bound: %d pods on %d nodes: %s", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
 // desiredStatus is live with Phalanx's part set from st: the phase, Scheduled and

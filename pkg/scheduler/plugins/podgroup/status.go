@@ -45,7 +45,7 @@ func newStatusWriter(client versioned.Interface, groups schedulinglisters.PodGro
 func (w *statusWriter) Established(k gang.Key) {
 	st := w.store.Status(k)
 	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
-		fmt.Sprintf("minMember reached: %d pods bound on %d nodes; further members are placed one by one", st.Bound, st.Nodes))
+		fmt.Sprintf("minMember reached: %d pods bound on %d nodes (%s); further members are placed one by one", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
 // Phase derives the phase of a group from what the scheduler knows and the pods' phases, with

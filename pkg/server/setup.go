@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	schedulerserverconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
+	kubeschedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/memberevents"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+)
+
+// SetupOptions are Phalanx's additions to kube-scheduler's set-up.
+type SetupOptions struct {
+	// MemberScheduledEvents keeps kube-scheduler's per-pod Scheduled event for gang members
+	// placed with their quorum. Off, the gang's own Scheduled event names them and their nodes,
+	// and each such member costs one API write (its bind) instead of two (memberevents).
+	MemberScheduledEvents bool
+}
+
+// Setup is kube-scheduler's app.Setup (the same steps, in the same order) with one change:
+// unless so.MemberScheduledEvents, the profiles' event recorders come from a
+// memberevents.Broadcaster. app.Setup builds the recorders inside scheduler.New, from the
+// broadcaster it made a line before, so the wrap cannot be added after it.
+func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTree ...app.Option) (*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
+	cfg, err := latest.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.ComponentConfig = cfg
+	if errs := opts.Validate(); len(errs) > 0 {
+		return nil, nil, utilerrors.NewAggregate(errs)
+	}
+	c, err := opts.Config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !so.MemberScheduledEvents {
+		c.EventBroadcaster = &memberevents.Broadcaster{EventBroadcasterAdapter: c.EventBroadcaster, StoreOf: gangplugin.StoreForProfile}
+	}
+	cc := c.Complete()
+	registry := make(runtime.Registry)
+	for _, option := range outOfTree {
+		if err := option(registry); err != nil {
+			return nil, nil, fmt.Errorf("registering the Phalanx plugins: %w", err)
+		}
+	}
+	recorders := func(name string) events.EventRecorderLogger { return cc.EventBroadcaster.NewRecorder(name) }
+	var completed []kubeschedulerconfig.KubeSchedulerProfile
+	sched, err := scheduler.New(ctx,
+		cc.Client,
+		cc.InformerFactory,
+		cc.DynInformerFactory,
+		recorders,
+		scheduler.WithComponentConfigVersion(cc.ComponentConfig.TypeMeta.APIVersion),
+		scheduler.WithKubeConfig(cc.KubeConfig),
+		scheduler.WithProfiles(cc.ComponentConfig.Profiles...),
+		scheduler.WithPercentageOfNodesToScore(cc.ComponentConfig.PercentageOfNodesToScore),
+		scheduler.WithFrameworkOutOfTreeRegistry(registry),
+		scheduler.WithPodMaxBackoffSeconds(cc.ComponentConfig.PodMaxBackoffSeconds),
+		scheduler.WithPodInitialBackoffSeconds(cc.ComponentConfig.PodInitialBackoffSeconds),
+		scheduler.WithPodMaxInUnschedulablePodsDuration(cc.PodMaxInUnschedulablePodsDuration),
+		scheduler.WithExtenders(cc.ComponentConfig.Extenders...),
+		scheduler.WithParallelism(cc.ComponentConfig.Parallelism),
+		scheduler.WithBuildFrameworkCapturer(func(p kubeschedulerconfig.KubeSchedulerProfile) { completed = append(completed, p) }),
+	)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig, completed); err != nil {
+		return nil, nil, err
+	}
+	return &cc, sched, nil
+}
