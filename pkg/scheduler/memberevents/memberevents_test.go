@@ -18,10 +18,10 @@ import (
 // sink records what reaches the wrapped recorder.
 type sink struct{ got []string }
 
-func (s *sink) StartRecordingToSink(<-chan struct{}) {}
-func (s *sink) NewRecorder(string) events.EventRecorderLogger { return &rec{s} }
+func (s *sink) StartRecordingToSink(<-chan struct{})                          {}
+func (s *sink) NewRecorder(string) events.EventRecorderLogger                 { return &rec{s} }
 func (s *sink) DeprecatedNewLegacyRecorder(string) record.EventRecorderLogger { return nil }
-func (s *sink) Shutdown()                                                  {}
+func (s *sink) Shutdown()                                                     {}
 
 type rec struct{ s *sink }
 
