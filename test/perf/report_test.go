@@ -41,13 +41,19 @@ func TestPerf(t *testing.T) {
 	began := time.Now()
 	var results []Result
 	for _, wl := range workloads() {
-		for _, cfg := range configs {
-			// The machine is shared by etcd, the API server, the harness and the scheduler:
-			// each pair runs *repeat times; the median run is reported with the spread.
-			var runs []Result
-			for i := 0; i < max(*repeat, 1); i++ {
-				runs = append(runs, runScheduling(t, root, cfg, wl))
+		// The machine is shared by etcd, the API server, the harness and the scheduler, and a
+		// run is measurably slower right after another (back-to-back runs of one workload
+		// differed by up to 1.8x): the configurations take turns, in a rotated order each
+		// round, so that every one runs first, second and third as often. Each pair runs
+		// *repeat times; the median run is reported with the spread.
+		byConfig := make([][]Result, len(configs))
+		for i := 0; i < max(*repeat, 1); i++ {
+			for j := range configs {
+				c := (i + j) % len(configs)
+				byConfig[c] = append(byConfig[c], runScheduling(t, root, configs[c], wl))
 			}
+		}
+		for _, runs := range byConfig {
 			sort.Slice(runs, func(i, j int) bool { return runs[i].PodsPerSecond < runs[j].PodsPerSecond })
 			r := runs[len(runs)/2]
 			r.MinRate, r.MaxRate = runs[0].PodsPerSecond, runs[len(runs)-1].PodsPerSecond
@@ -111,7 +117,7 @@ func writeReport(dir string, results []Result, updates []UpdateResult, took time
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\nWritten by `make perf` on %s (%d CPUs, %s/%s) in %s. Absolute figures depend on the machine; the ratios against the default profile measured in the same run are the headline.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, took.Round(time.Second))
-	fmt.Fprintf(&b, "## Scheduling throughput\n\nReal kube-apiserver and etcd; nodes are Node objects (8 GPUs each, no kubelet); every pod asks for 1 GPU. All pods exist before the scheduler starts; throughput is measured between the first and the last bind as the watch delivers them. Each configuration and workload runs %d times on a fresh control plane; the median run (by pods/s) is reported, with the slowest and fastest rates (the machine is shared by etcd, the API server, the harness and the scheduler). Gang times are from the scheduler's start to the gang's last bind. Waste: GPU-seconds held by bound members of gangs that were never complete. API writes: the API server's mutating requests (its apiserver_request_total) while the scheduler ran, when it is the only writer, per bound pod (1 is the bind alone). The default and in-tree configurations run with kube-scheduler's own feature defaults; Phalanx with its own (NominatedNodeNameForExpectation off, see docs/architecture.md, \"One pass per gang\").\n\n", max(*repeat, 1))
+	fmt.Fprintf(&b, "## Scheduling throughput\n\nReal kube-apiserver and etcd; nodes are Node objects (8 GPUs each, no kubelet); every pod asks for 1 GPU. All pods exist before the scheduler starts; throughput is measured between the first and the last bind as the watch delivers them. Each configuration and workload runs %d times on a fresh control plane, the configurations taking turns in a rotated order; the median run (by pods/s) is reported, with the slowest and fastest rates (the machine is shared by etcd, the API server, the harness and the scheduler). Gang times are from the scheduler's start to the gang's last bind. Waste: GPU-seconds held by bound members of gangs that were never complete. API writes: the API server's mutating requests (its apiserver_request_total) while the scheduler ran, when it is the only writer, per bound pod (1 is the bind alone). The default and in-tree configurations run with kube-scheduler's own feature defaults; Phalanx with its own (NominatedNodeNameForExpectation off, see docs/architecture.md, \"One pass per gang\").\n\n", max(*repeat, 1))
 	b.WriteString("| workload | config | bound | pods/s (min–max) | × default | gang p50 | gang p90 | gang p99 | CPU s | × in-tree CPU | peak RSS MiB | incomplete gangs | waste GPU·s | API writes / pod |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		ratio, cpuRatio := "", ""

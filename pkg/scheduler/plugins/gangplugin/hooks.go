@@ -190,8 +190,11 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 	if spec, ok := p.store.Spec(k); ok && spec.ScheduleTimeout > 0 {
 		timeout = spec.ScheduleTimeout
 	}
+	// No counts in the message: it would change with every member that reaches Permit, and
+	// each change is a status write (16 members, 16 writes) for a wait that lasts as long as
+	// the members' consecutive cycles.
 	p.setProgress(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
-		Message: fmt.Sprintf("placed members wait for the quorum: %s", p.store.QuorumProgress(k))})
+		Message: "placed members wait in Permit for the rest of the quorum"})
 	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout
 }
