@@ -41,11 +41,11 @@ func TestPerf(t *testing.T) {
 	began := time.Now()
 	var results []Result
 	for _, wl := range workloads() {
-		// The machine is shared by etcd, the API server, the harness and the scheduler, and a
-		// run is measurably slower right after another (back-to-back runs of one workload
-		// differed by up to 1.8x): the configurations take turns, in a rotated order each
-		// round, so that every one runs first, second and third as often. Each pair runs
-		// *repeat times; the median run is reported with the spread.
+		// The machine is shared by etcd, the API server, the harness and the scheduler, and
+		// runs of one workload and configuration differ by up to 1.8x over a session: the
+		// configurations take turns, in a rotated order each round, so that a slow spell of the
+		// machine falls on every configuration rather than on one configuration's block of
+		// runs. Each pair runs *repeat times; the median run is reported with the spread.
 		byConfig := make([][]Result, len(configs))
 		for i := 0; i < max(*repeat, 1); i++ {
 			for j := range configs {
