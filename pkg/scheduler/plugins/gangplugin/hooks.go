@@ -147,6 +147,10 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 		return
 	}
 	p.unassumed(pod)
+	// A sibling may have bound before this one was released (PostBind leaves the status to
+	// the bind that completes the quorum): bring the status up to date; unchanged, it is not
+	// written.
+	p.status.Enqueue(k)
 	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
 		return
 	}
@@ -190,16 +194,19 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 	if spec, ok := p.store.Spec(k); ok && spec.ScheduleTimeout > 0 {
 		timeout = spec.ScheduleTimeout
 	}
-	// No counts in the message: it would change with every member that reaches Permit, and
-	// each change is a status write (16 members, 16 writes) for a wait that lasts as long as
-	// the members' consecutive cycles.
-	p.setProgress(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
-		Message: "placed members wait in Permit for the rest of the quorum"})
+	// A planned member waits only for its siblings' consecutive one-node cycles: that is not
+	// worth a status write. A member placed on its own may wait longer, and says so (no
+	// counts in the message: they would change with every member, a write each).
+	if _, planned := p.plannedNode(k, pod); !planned {
+		p.setProgress(k, gang.Wait{Reason: gang.ReasonWaitingForMembers,
+			Message: "placed members wait in Permit for the rest of the quorum"})
+	}
 	metrics.PermitWaits.WithLabelValues(p.opts.Kind.String()).Inc()
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for the quorum of %s", k)), timeout
 }
 
-// PostBind records the bind; the bind that completes the quorum establishes the gang.
+// PostBind records the bind; the bind that completes the quorum establishes the gang and
+// has the gang's status written.
 func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, node string) {
 	k, ok := p.keyOf(pod)
 	if !ok {
@@ -209,5 +216,10 @@ func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 		p.established(klog.FromContext(ctx), k)
 	}
 	p.holdTakenBack(k)
+	if !p.store.Established(k) && p.store.QuorumMet(k) {
+		// The rest of the quorum is binding: the bind that completes it writes the status
+		// once (a failed bind releases the gang, which writes it too).
+		return
+	}
 	p.status.Enqueue(k)
 }
