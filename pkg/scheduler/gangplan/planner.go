@@ -49,7 +49,7 @@ const (
 type Planner struct {
 	mu     sync.Mutex
 	fw     framework.Framework
-	lister *cycleLister
+	lister *SnapshotLister
 	// percentage is the profile's (or the configuration's) percentageOfNodesToScore.
 	percentage *int32
 	// gangWeight is the Score weight of the gang plugins in the profile.
@@ -101,7 +101,7 @@ func New(ctx context.Context, profile *config.KubeSchedulerProfile, percentage *
 		PluginConfig:  profile.PluginConfig,
 		Plugins:       planningPlugins(profile.Plugins),
 	}
-	lister := &cycleLister{}
+	lister := &SnapshotLister{}
 	opts = append(opts, frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("gang-planner")))
 	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
@@ -141,21 +141,22 @@ func planningPlugins(in *config.Plugins) *config.Plugins {
 	return out
 }
 
-// cycleLister is the planning framework's view of the cluster: the snapshot of the cycle that
-// asked for the plan.
-type cycleLister struct{ cur fwk.SharedLister }
+// SnapshotLister is a framework's view of the cluster that its owner points at a snapshot
+// before each use (the cycle's, for a plan; a fresh one, for a surge check). Cur must be set
+// while the framework runs.
+type SnapshotLister struct{ Cur fwk.SharedLister }
 
-func (l *cycleLister) NodeInfos() fwk.NodeInfoLister       { return l.cur.NodeInfos() }
-func (l *cycleLister) StorageInfos() fwk.StorageInfoLister { return l.cur.StorageInfos() }
-func (l *cycleLister) PodGroupStates() fwk.PodGroupStateLister {
-	return l.cur.PodGroupStates()
+func (l *SnapshotLister) NodeInfos() fwk.NodeInfoLister       { return l.Cur.NodeInfos() }
+func (l *SnapshotLister) StorageInfos() fwk.StorageInfoLister { return l.Cur.StorageInfos() }
+func (l *SnapshotLister) PodGroupStates() fwk.PodGroupStateLister {
+	return l.Cur.PodGroupStates()
 }
-func (l *cycleLister) PodGroups() fwk.PodGroupLister { return l.cur.PodGroups() }
-func (l *cycleLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
-	return l.cur.CompositePodGroupStates()
+func (l *SnapshotLister) PodGroups() fwk.PodGroupLister { return l.Cur.PodGroups() }
+func (l *SnapshotLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return l.Cur.CompositePodGroupStates()
 }
-func (l *cycleLister) CompositePodGroups() fwk.CompositePodGroupLister {
-	return l.cur.CompositePodGroups()
+func (l *SnapshotLister) CompositePodGroups() fwk.CompositePodGroupLister {
+	return l.Cur.CompositePodGroups()
 }
 
 // placedPod is a member placed earlier in the pass, on its (copied) node.
@@ -172,8 +173,8 @@ type placedPod struct {
 func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugin.PlanResult, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	pl.lister.cur = in.Snapshot
-	defer func() { pl.lister.cur = nil }()
+	pl.lister.Cur = in.Snapshot
+	defer func() { pl.lister.Cur = nil }()
 	res := gangplugin.PlanResult{Nodes: make(map[string]string, len(in.Pods))}
 	if len(in.Nodes) == 0 {
 		if len(in.Pods) > 0 {
@@ -219,7 +220,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			return res, err
 		}
 		if len(feasible) == 0 {
-			res.Failed, res.Reason = pod, summarize(reasons)
+			res.Failed, res.Reason = pod, Summarize(reasons)
 			return res, nil
 		}
 		best, err := pl.best(ctx, state, pod, feasible, placedNodes(done), in)
@@ -360,9 +361,9 @@ func (pl *Planner) numFeasibleNodesToFind(all int) int {
 	return max(all*int(pct)/100, minFeasibleNodesToFind)
 }
 
-// summarize is "3× Insufficient nvidia.com/gpu, 1× node(s) had untolerated taint", most
-// frequent first.
-func summarize(counts map[string]int) string {
+// Summarize is "3× Insufficient nvidia.com/gpu, 1× node(s) had untolerated taint": Filter
+// reasons with how many nodes gave each, most frequent first ("no nodes" for none).
+func Summarize(counts map[string]int) string {
 	type rc struct {
 		r string
 		c int

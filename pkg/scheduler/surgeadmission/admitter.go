@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -31,6 +30,7 @@ import (
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/surge"
 )
@@ -52,7 +52,7 @@ type FrameworkAdmitter struct {
 	mu sync.Mutex
 	fw framework.Framework
 	// lister is what the framework's plugins read; refresh points it at a current snapshot.
-	lister  *swapLister
+	lister  *gangplan.SnapshotLister
 	refresh func(ctx context.Context) (*internalcache.Snapshot, error)
 	// gangs is the profile's gang store: capacity it holds for replacements is not room for
 	// a surge (nil: no gang plugin in the profile, or a preview outside the scheduler).
@@ -73,7 +73,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 	if base == nil {
 		return nil, fmt.Errorf("surge admission: no scheduler profile named %q", profile)
 	}
-	lister := &swapLister{}
+	lister := &gangplan.SnapshotLister{}
 	fw, err := filterFramework(ctx, base, lister, cc.InformerFactory, cc.Client, cc.KubeConfig)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile, kube kubernetes.Interface, world func() ([]*v1.Node, []*v1.Pod)) (*FrameworkAdmitter, error) {
 	// The framework records into the scheduler's metrics, which only a scheduler registers.
 	schedulermetrics.Register()
-	lister := &swapLister{}
+	lister := &gangplan.SnapshotLister{}
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	fw, err := filterFramework(ctx, profile, lister, factory, kube, nil)
 	if err != nil {
@@ -110,7 +110,7 @@ func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile
 
 // filterFramework is a framework with the profile's Filter plugins (and their PreFilter
 // halves) only, reading nodes from lister.
-func filterFramework(ctx context.Context, base *config.KubeSchedulerProfile, lister *swapLister, factory informers.SharedInformerFactory, kube kubernetes.Interface, kubeConfig *rest.Config) (framework.Framework, error) {
+func filterFramework(ctx context.Context, base *config.KubeSchedulerProfile, lister *gangplan.SnapshotLister, factory informers.SharedInformerFactory, kube kubernetes.Interface, kubeConfig *rest.Config) (framework.Framework, error) {
 	set := func(ns []string) config.PluginSet {
 		var s config.PluginSet
 		for _, n := range ns {
@@ -147,22 +147,6 @@ func filterFramework(ctx context.Context, base *config.KubeSchedulerProfile, lis
 	return fw, nil
 }
 
-// swapLister is the framework's view of the cluster, pointed at a fresh snapshot per check.
-type swapLister struct{ cur *internalcache.Snapshot }
-
-func (l *swapLister) NodeInfos() fwk.NodeInfoLister       { return l.cur.NodeInfos() }
-func (l *swapLister) StorageInfos() fwk.StorageInfoLister { return l.cur.StorageInfos() }
-func (l *swapLister) PodGroupStates() fwk.PodGroupStateLister {
-	return l.cur.PodGroupStates()
-}
-func (l *swapLister) PodGroups() fwk.PodGroupLister { return l.cur.PodGroups() }
-func (l *swapLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
-	return l.cur.CompositePodGroupStates()
-}
-func (l *swapLister) CompositePodGroups() fwk.CompositePodGroupLister {
-	return l.cur.CompositePodGroups()
-}
-
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
 // req.PackDomain when set.
 func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (surge.Verdict, error) {
@@ -175,7 +159,7 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
 	}
-	a.lister.cur = snap
+	a.lister.Cur = snap
 	nodes, err := snap.NodeInfos().List()
 	if err != nil {
 		return surge.Verdict{}, err
@@ -290,7 +274,7 @@ func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []f
 			}
 		}
 		if fitted == nil {
-			return false, fmt.Sprintf("pod %s fits no node (%s)", pod.Name, summarize(counts)), nil
+			return false, fmt.Sprintf("pod %s fits no node (%s)", pod.Name, gangplan.Summarize(counts)), nil
 		}
 		bound := pod.DeepCopy()
 		bound.Spec.NodeName = fitted.Node().Name
@@ -302,32 +286,6 @@ func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []f
 		done = append(done, placed{info: info, node: fitted})
 	}
 	return true, "", nil
-}
-
-// summarize is "3 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint", most frequent first.
-func summarize(counts map[string]int) string {
-	type rc struct {
-		r string
-		c int
-	}
-	var l []rc
-	for r, c := range counts {
-		l = append(l, rc{r, c})
-	}
-	sort.Slice(l, func(i, j int) bool {
-		if l[i].c != l[j].c {
-			return l[i].c > l[j].c
-		}
-		return l[i].r < l[j].r
-	})
-	var parts []string
-	for _, x := range l {
-		parts = append(parts, fmt.Sprintf("%d× %s", x.c, x.r))
-	}
-	if len(parts) == 0 {
-		return "no nodes"
-	}
-	return strings.Join(parts, ", ")
 }
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
