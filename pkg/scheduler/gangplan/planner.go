@@ -184,6 +184,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	}
 	copies := map[string]fwk.NodeInfo{} // nodes that received a pod of the pass or lost an evicted one
 	var done []placedPod
+	var placed []fwk.NodeInfo // done's nodes, for the gang plugin's score
 	evicted, err := pl.evict(ctx, in, copies)
 	if err != nil {
 		return res, err
@@ -223,20 +224,21 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			res.Failed, res.Reason = pod, Summarize(reasons)
 			return res, nil
 		}
-		best, err := pl.best(ctx, state, pod, feasible, placedNodes(done), in)
+		best, err := pl.best(ctx, state, pod, feasible, placed, in)
 		if err != nil {
 			return res, err
 		}
 		c := best.Snapshot()
-		placed := pod.DeepCopy()
-		placed.Spec.NodeName = c.Node().Name
-		info, err := framework.NewPodInfo(placed)
+		onNode := pod.DeepCopy()
+		onNode.Spec.NodeName = c.Node().Name
+		info, err := framework.NewPodInfo(onNode)
 		if err != nil {
 			return res, err
 		}
 		c.AddPodInfo(info)
 		copies[c.Node().Name] = c
 		done = append(done, placedPod{info: info, node: c})
+		placed = append(placed, c)
 		res.Nodes[pod.Name] = c.Node().Name
 	}
 	return res, nil
@@ -336,14 +338,6 @@ func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 		}
 	}
 	return feasible[bestAt], nil
-}
-
-func placedNodes(done []placedPod) []fwk.NodeInfo {
-	out := make([]fwk.NodeInfo, len(done))
-	for i, d := range done {
-		out[i] = d.node
-	}
-	return out
 }
 
 // numFeasibleNodesToFind is the scheduler's rule for how many feasible nodes are enough.

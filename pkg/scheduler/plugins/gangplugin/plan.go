@@ -112,7 +112,10 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 		return func(n fwk.NodeInfo) int64 { return gangScore(member, n) }
 	}}
 	if p.store.HasActiveHolds() {
-		in.Filter = p.FilterHolds
+		in.Filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+			st, _ := p.checkHolds(pod, n)
+			return st
+		}
 	}
 	res, err := pl.Plan(ctx, in)
 	if err != nil {
@@ -125,32 +128,14 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 		// rewrite no status.
 		msg := fmt.Sprintf("%s has no placement for the %d members its quorum needs: a member of podgroup %s fits no node (%s); the gang is retried as a whole",
 			k, len(pods), p.store.GroupName(res.Failed), res.Reason)
-		cs.gangRejected = true
-		p.releaseGang(ctx, k, gang.ReasonInsufficient, msg)
+		p.releaseGang(ctx, k, gang.ReasonInsufficient, msg) // its back-off is what PostFilter sees
+
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), true
 	}
 	metrics.GangPlans.WithLabelValues(k.Kind.String(), "Placed").Inc()
 	p.setPlan(k, res.Nodes)
 	klog.FromContext(ctx).V(4).Info("Gang planned", "gang", k.String(), "members", len(res.Nodes))
 	return &fwk.PreFilterResult{NodeNames: sets.New(res.Nodes[pod.Name])}, nil, true
-}
-
-// mostCommon is the value of label key shared by most of nodes (the smallest of equals); ""
-// for none.
-func mostCommon(nodes []fwk.NodeInfo, key string) string {
-	counts := map[string]int{}
-	best, bestN := "", 0
-	for _, n := range nodes {
-		v, ok := n.Node().Labels[key]
-		if !ok {
-			continue
-		}
-		counts[v]++
-		if c := counts[v]; c > bestN || (c == bestN && v < best) {
-			best, bestN = v, c
-		}
-	}
-	return best
 }
 
 func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {

@@ -63,16 +63,22 @@ func (p *Adapter) heldTotal(nodes []fwk.NodeInfo, own gang.Key) (gang.Resources,
 // FilterHolds keeps a pod off capacity that is held for the replacement of another gang's
 // members (see gang.Reservation). Pods of the holding gang see the node as it is.
 func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	st, holds := p.checkHolds(pod, n)
+	if st != nil {
+		p.noteHoldBlocked(pod, holds)
+		metrics.ReservationBlockedPods.Inc()
+	}
+	return st
+}
+
+// checkHolds is FilterHolds without its side effects (the wake-up it arranges, the metric):
+// what the planner asks of every node it tries, many times per pass.
+func (p *Adapter) checkHolds(pod *v1.Pod, n fwk.NodeInfo) (*fwk.Status, []gang.Hold) {
 	own, _ := p.store.Membership().KeyOf(pod)
 	held, holds := p.heldOn(n, own)
-	if len(holds) == 0 {
-		return nil
+	if len(holds) == 0 || nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+		return nil, nil
 	}
-	if nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
-		return nil
-	}
-	p.noteHoldBlocked(pod, holds)
-	metrics.ReservationBlockedPods.Inc()
 	var names []string
 	until := holds[0].Until
 	for _, h := range holds {
@@ -83,7 +89,7 @@ func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 	}
 	sort.Strings(names)
 	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
-		strings.Join(names, ", "), until.UTC().Format(time.RFC3339)))
+		strings.Join(names, ", "), until.UTC().Format(time.RFC3339))), holds
 }
 
 // noteHoldBlocked remembers a pod that a hold kept off a node, so that it is tried again the

@@ -125,13 +125,25 @@ func (p *Adapter) preferredDomain(k gang.Key, key string, nodes []fwk.NodeInfo) 
 		return ""
 	}
 	onNode := sets.New(placed...)
+	var on []fwk.NodeInfo
+	for _, n := range nodes {
+		if onNode.Has(n.Node().Name) {
+			on = append(on, n)
+		}
+	}
+	return mostCommon(on, key)
+}
+
+// mostCommon is the value of label key that most of nodes share (the smallest of equals); ""
+// for none.
+func mostCommon(nodes []fwk.NodeInfo, key string) string {
 	counts := map[string]int{}
 	best, bestN := "", 0
 	for _, n := range nodes {
-		if !onNode.Has(n.Node().Name) {
+		v, ok := n.Node().Labels[key]
+		if !ok {
 			continue
 		}
-		v := n.Node().Labels[key]
 		counts[v]++
 		if c := counts[v]; c > bestN || (c == bestN && v < best) {
 			best, bestN = v, c
