@@ -63,6 +63,17 @@ func (s *Store) QuorumMet(k Key) bool {
 	return e != nil && quorumLocked(e, true)
 }
 
+// Binding reports whether gang k's quorum is met only with assumed members: the gang is not
+// established and its binds are in flight. A status written now would be out of date within
+// the binds' round trips; the bind that completes the quorum (or the release of a failed one)
+// has it written.
+func (s *Store) Binding(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && !establishedLocked(e) && quorumLocked(e, true) && !quorumLocked(e, false)
+}
+
 // QuorumBound reports whether bound non-surge members alone reach minReplicas in every
 // podgroup: further members are extras that no sibling waits for.
 func (s *Store) QuorumBound(k Key) bool {

@@ -169,11 +169,20 @@ func TestEstablishedLifecycle(t *testing.T) {
 	if s.Established(key("g")) {
 		t.Fatal("established before any bind")
 	}
+	if !s.Binding(key("g")) {
+		t.Fatal("a quorum met with assumed members is binding")
+	}
 	if s.MarkBound(a0, "n1") || s.MarkBound(b0, "n1") {
 		t.Fatal("established before the quorum bound")
 	}
+	if !s.Binding(key("g")) {
+		t.Fatal("still binding with one member of b assumed")
+	}
 	if !s.MarkBound(b1, "n2") {
 		t.Fatal("the bind completing the quorum must establish the gang")
+	}
+	if s.Binding(key("g")) {
+		t.Fatal("an established gang is not binding")
 	}
 	if !s.Established(key("g")) || !s.QuorumBound(key("g")) {
 		t.Fatal("not established after the quorum bound")
@@ -243,7 +252,7 @@ func TestPodLifecycle(t *testing.T) {
 		t.Fatal("assumed mark lost on update")
 	}
 	s.Forget(p1)
-	if s.QuorumMet(key("g")) {
+	if s.QuorumMet(key("g")) || s.Binding(key("g")) {
 		t.Fatal("Forget must drop the assumed mark")
 	}
 	// A stale event from before a bind never takes a pod off its node.

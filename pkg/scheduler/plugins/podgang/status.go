@@ -92,6 +92,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if !st.Served {
 		return nil // no member for this scheduler: another scheduler's gang, not ours to write
 	}
+	if w.store.Binding(k) {
+		return nil // the quorum's binds are in flight: the last one has the status written
+	}
 	prevUnsched := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
 	for attempt := 0; ; attempt++ {
 		desired := desiredStatus(&pg.Status, st, pg.Generation)

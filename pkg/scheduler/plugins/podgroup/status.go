@@ -85,6 +85,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if !st.Served {
 		return nil // no member for this scheduler: another scheduler's group, not ours to write
 	}
+	if w.store.Binding(k) {
+		return nil // the quorum's binds are in flight: the last one has the status written
+	}
 	pods, err := w.pods.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.SelectorFromSet(labels.Set{schedulingv1.LabelPodGroup: k.Name}).String(), ResourceVersion: "0"})
 	if err != nil {
