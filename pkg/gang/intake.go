@@ -328,6 +328,7 @@ func (s *Store) establishLocked(e *entry) bool {
 		return false
 	}
 	e.establishedAt = s.now()
+	e.preemption, e.preemptHold = nil, nil // a preemption it waited for has done its job
 	e.wait, e.plan = Wait{}, nil
 	return true
 }

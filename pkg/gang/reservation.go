@@ -119,7 +119,7 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 		}
 		r := e.reservation()
 		if res, ok := r.Nodes[node]; ok && !res.IsZero() {
-			h := Hold{Gang: k, Reserved: res, Until: r.Since.Add(s.hold)}
+			h := Hold{Gang: k, Reserved: res, Until: s.holdUntilLocked(e, r)}
 			if e.spec != nil && r == e.reused && e.spec.ReuseFrom != k {
 				h.Replaces = e.spec.ReuseFrom
 			}
@@ -140,7 +140,7 @@ func (s *Store) ReservationUntil(k Key) time.Time {
 		return time.Time{}
 	}
 	if r := e.reservation(); r != nil {
-		return r.Since.Add(s.hold)
+		return s.holdUntilLocked(e, r)
 	}
 	return time.Time{}
 }
@@ -179,11 +179,21 @@ func (s *Store) ReservationActive(k Key) bool {
 // not taken it back.
 func (s *Store) activeLocked(e *entry, now time.Time) bool {
 	r := e.reservation()
-	return r != nil && s.hold > 0 && now.Before(r.Since.Add(s.hold)) && !reservationTakenBack(e, r)
+	return r != nil && s.hold > 0 && now.Before(s.holdUntilLocked(e, r)) && !reservationTakenBack(e, r)
+}
+
+// holdUntilLocked is when r, a reservation of e, ends: a preemption's hold with the
+// preemption's window, any other reservationHoldSeconds after it started.
+func (s *Store) holdUntilLocked(e *entry, r *Reservation) time.Time {
+	if r == e.preemptHold && e.preemption != nil {
+		return e.preemption.Until
+	}
+	return r.Since.Add(s.hold)
 }
 
 // reservation is the gang object's reservation (its own, or the one derived from ReuseFrom),
-// or the hold its deleted object left.
+// the room held for it while its preemption's victims terminate, or the hold its deleted
+// object left.
 func (e *entry) reservation() *Reservation {
 	switch {
 	case e == nil:
@@ -192,8 +202,10 @@ func (e *entry) reservation() *Reservation {
 		return e.lingering
 	case e.spec.Reservation != nil:
 		return e.spec.Reservation
+	case e.reused != nil:
+		return e.reused
 	}
-	return e.reused
+	return e.preemptHold
 }
 
 // ActiveHolds counts the gangs whose reservation is active now (for metrics).

@@ -27,6 +27,9 @@ type Status struct {
 	// Served: a member for this scheduler has been seen (now or earlier, while the gang
 	// object lived). Status writers touch only served gangs.
 	Served bool
+	// Disruption is set while the gang carries the mark of a preemption that took it whole
+	// and it has not been established again since.
+	Disruption *Disruption
 }
 
 // Status summarises a gang.
@@ -47,6 +50,9 @@ func (s *Store) Status(k Key) Status {
 	}
 	st.Nodes = len(nodes)
 	st.Phase = phaseLocked(e)
+	if d := e.disruption; d != nil && !(st.Established && e.establishedAt.After(d.At)) {
+		st.Disruption = d
+	}
 	return st
 }
 

@@ -74,6 +74,11 @@ type entry struct {
 	// plannedAt (plan.go); nil when there is none.
 	plan      map[string]string
 	plannedAt time.Time
+	// preemption is the preemption this gang started (preemption.go), preemptHold the room it
+	// holds for its members meanwhile; disruption marks a gang the scheduler preempted whole.
+	preemption  *Preemption
+	preemptHold *Reservation
+	disruption  *Disruption
 }
 
 // recount recomputes e.placed.

@@ -58,11 +58,18 @@ func (s *Store) Backoff(k Key) (time.Duration, string) {
 
 // SetWait records why the gang waits ("" reason clears it). It returns true when the
 // reason or message changed, so that status and events are written only on change.
+//
+// While the gang's preemption waits for its victims, a failed attempt does not replace the
+// WaitingForPreemption wait: the gang is expected not to fit until the victims are gone, and
+// the status should say what it waits for, not flap between the two each retry.
 func (s *Store) SetWait(k Key, w Wait) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.gangs[k]
 	if e == nil || e.wait == w {
+		return false
+	}
+	if failedAttempt(w.Reason) && e.wait.Reason == ReasonWaitingForPreemption && e.preemption != nil && s.now().Before(e.preemption.Until) {
 		return false
 	}
 	e.wait = w

@@ -33,6 +33,20 @@ var (
 		Help:           "Passes that placed every member a gang needed for its quorum against one snapshot, by outcome (Placed, NoPlacement).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "outcome"})
+	// Preemptions counts the preemption decisions of gang-aware preemption, by outcome
+	// (Preempted, WaitingForVictims, NoRoom, NoCandidates, NotEligible).
+	Preemptions = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "preemptions_total",
+		Help:           "Gang-aware preemption attempts for a preemptor (a gang's deficit or one pod), by outcome (Preempted, WaitingForVictims, NoRoom, NoCandidates, NotEligible).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "outcome"})
+	// PreemptionVictims counts the victim units evicted by preemption: whole gangs, members
+	// above their gang's minimum (or surge members), pods of no gang.
+	PreemptionVictims = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "preemption_victims_total",
+		Help:           "Victim units evicted by gang-aware preemption, by unit (gang: a whole gang; member: a member above its gang's minimum or a surge member; pod: a pod of no gang).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"unit"})
 	// MemberEventsCoalesced counts kube-scheduler's per-pod Scheduled events left out for
 	// members placed with their gang's quorum (the gang's own event names them).
 	MemberEventsCoalesced = metrics.NewCounter(&metrics.CounterOpts{
@@ -110,7 +124,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
 			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
 	})
 }

@@ -99,10 +99,15 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 	return out, nil
 }
 
-// Profile is the phalanx-scheduler profile: the default plugins plus the Phalanx plugins.
+// Profile is the phalanx-scheduler profile: the default plugins plus the Phalanx plugins,
+// without DefaultPreemption (the gang plugins preempt for every pod of the profile: whole
+// gangs as the unit, DESIGN.md rule 9; the default scheduler's profile keeps its own).
 func Profile() configv1.KubeSchedulerProfile {
 	return configv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(SchedulerName),
-		Plugins:       &configv1.Plugins{MultiPoint: configv1.PluginSet{Enabled: enabledPlugins()}, QueueSort: queueSort()},
+		Plugins: &configv1.Plugins{
+			MultiPoint: configv1.PluginSet{Enabled: enabledPlugins(), Disabled: disabledPlugins()},
+			QueueSort:  queueSort(),
+		},
 	}
 }

@@ -5,6 +5,7 @@ package scheduler
 import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/utils/ptr"
 
 	// Registers the plugin argument types with the kube-scheduler configuration scheme.
@@ -29,6 +30,13 @@ func enabledPlugins() []configv1.Plugin {
 		{Name: podgang.Name, Weight: ptr.To[int32](3)},
 		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
 	}
+}
+
+// disabledPlugins are the default plugins the Phalanx profile replaces: DefaultPreemption
+// picks victims pod by pod for one preemptor, which breaks gangs; the gang plugins' PostFilter
+// preempts instead.
+func disabledPlugins() []configv1.Plugin {
+	return []configv1.Plugin{{Name: names.DefaultPreemption}}
 }
 
 // queueSort replaces the default PrioritySort: only one queue-sort plugin may be enabled.

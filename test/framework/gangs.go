@@ -38,6 +38,9 @@ type Gang struct {
 	PackRequired string
 	// Gates puts a scheduling gate on every pod.
 	Gates bool
+	// PriorityClassName is set on every pod (the API server's Priority admission gives them
+	// its value).
+	PriorityClassName string
 }
 
 // PodName is the name of the i-th pod of group g.
@@ -85,6 +88,7 @@ func (g Gang) Pod(grp Group, i int) *corev1.Pod {
 			}},
 		},
 	}
+	pod.Spec.PriorityClassName = g.PriorityClassName
 	if g.Gates {
 		pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "test.phalanx.dev/hold"}}
 	}

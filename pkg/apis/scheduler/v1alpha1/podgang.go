@@ -123,9 +123,11 @@ const (
 	PodGangRunning PodGangPhase = "Running"
 )
 
-// Condition types of a PodGang. Phalanx writes ConditionScheduled and ConditionUnschedulable
-// and no other: Initialized, Ready, Unhealthy and DisruptionTarget are the operator's (Grove's)
-// and are kept as they are by every write of Phalanx.
+// Condition types of a PodGang. Phalanx writes ConditionScheduled and ConditionUnschedulable,
+// and DisruptionTarget only on a gang it preempts (reason PreemptedByPhalanx, Grove's meaning:
+// "preempted by a higher priority PodGang"): Initialized, Ready, Unhealthy and a
+// DisruptionTarget of any other reason are the operator's (Grove's) and are kept as they are
+// by every write of Phalanx.
 const (
 	// ConditionScheduled is True once the quorum of the gang has been bound; its
 	// lastTransitionTime marks when the gang became established. While False, its reason and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
@@ -24,6 +25,9 @@ type StatusSink interface {
 	Enqueue(k gang.Key)
 	// Established reports that the gang's quorum just bound.
 	Established(k gang.Key)
+	// Preempted reports that members of the gang were preempted (note names the preemptor);
+	// the sink records one event on the gang and brings its status up to date.
+	Preempted(k gang.Key, note string)
 }
 
 // Options configure an Adapter.
@@ -56,6 +60,8 @@ type Adapter struct {
 	// holdTimers when it ends.
 	holdBlocked map[gang.Key]map[string]*v1.Pod
 	holdTimers  map[gang.Key]*time.Timer
+	// pdbs are the PodDisruptionBudgets preemption honours (set by Start; nil in unit tests).
+	pdbs policylisters.PodDisruptionBudgetLister
 }
 
 // NewAdapter returns an adapter on the profile's shared store. status may be set later with

@@ -111,6 +111,7 @@ func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cach
 	if _, err := p.handle.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(p.PodHandlers()); err != nil {
 		return err
 	}
+	p.pdbs = pdbLister(p.handle) // before the factory starts, so that its informer runs
 	if err := p.startWhenServed(ctx, factory); err != nil {
 		return err
 	}
@@ -185,6 +186,12 @@ func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan
 
 // dropPlan forgets the gang's plan.
 func (p *Adapter) dropPlan(k gang.Key) { p.store.DropPlan(k) }
+
+// recordPreemption records the victims a gang preempted and the room held for it.
+func (p *Adapter) recordPreemption(k gang.Key, pf gang.Preemption) { p.store.StartPreemption(k, pf) }
+
+// markDisrupted marks a gang preempted whole (its DisruptionTarget condition).
+func (p *Adapter) markDisrupted(k gang.Key, note string) { p.store.MarkDisrupted(k, note) }
 
 // setDomain records the topology domain chosen for the gang.
 func (p *Adapter) setDomain(k gang.Key, domain string) { p.store.SetDomain(k, domain) }

@@ -106,29 +106,44 @@ func (p *Adapter) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 // already holds its quorum bound, the gang is released as a whole: waiting siblings are
 // rejected at once, so that an incomplete gang never sits on GPUs. A member that the Filter
 // plugins rejected also puts its gang in back-off; a gang that PreFilter found too big waits
-// for capacity events instead, keeping the reason PreFilter gave.
+// for capacity events instead, keeping the reason PreFilter gave. Then gang-aware preemption
+// (preempt.go) looks for victims for the gang's whole deficit; the PodGang plugin also
+// preempts for the profile's pods of no gang, in place of DefaultPreemption.
 func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
 	if !ok {
+		if _, member := p.store.Membership().KeyOf(pod); !member && p.opts.Kind == gang.KindPodGang {
+			return p.preemptFor(ctx, pod)
+		}
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
+	released := p.release(ctx, state, pod, k)
+	res, st := p.preemptFor(ctx, pod)
+	if st.IsSuccess() {
+		return res, st
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable, released.Message()+"; "+st.Message())
+}
+
+// release is PostFilter's release of the gang of a member that fits no node (see PostFilter).
+func (p *Adapter) release(ctx context.Context, state fwk.CycleState, pod *v1.Pod, k gang.Key) *fwk.Status {
 	if p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
-		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: member placed on its own does not fit", k))
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: member placed on its own does not fit", k))
 	}
 	if left, _ := p.store.Backoff(k); left > 0 {
 		// Released already (PreFilter turned the member away for the back-off, or a sibling's
 		// failure released the gang): that release stands, and so does the reason it recorded.
-		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s backs off", k))
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s backs off", k))
 	}
 	if raw, err := state.Read(p.stateKey()); err == nil && raw.(*cycleState).gangRejected {
 		p.rejectWaiting(k, "the gang does not fit as a whole")
-		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s does not fit as a whole", k))
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s does not fit as a whole", k))
 	}
 	// The message names the podgroup, not the member: each cycle may try another member,
 	// and a message that changed every cycle would be a new status write and event each time.
 	msg := fmt.Sprintf("a member of podgroup %s fits no node (see the FailedScheduling events of its pods); the gang is released and retried as a whole", p.store.GroupName(pod))
 	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg)
-	return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))
+	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))
 }
 
 // Reserve records that the member holds a node.

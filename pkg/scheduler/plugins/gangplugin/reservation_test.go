@@ -108,8 +108,9 @@ func (a *activations) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 
 type noStatus struct{}
 
-func (noStatus) Enqueue(gang.Key)     {}
-func (noStatus) Established(gang.Key) {}
+func (noStatus) Enqueue(gang.Key)           {}
+func (noStatus) Established(gang.Key)       {}
+func (noStatus) Preempted(gang.Key, string) {}
 
 // A hold ends the moment the replacement binds (here on another node than the capacity it
 // held), and the pods it kept off are woken then, not when its window closes a minute later.

@@ -67,14 +67,31 @@ func (w *statusWriter) Established(k gang.Key) {
 		fmt.Sprintf("Quorum bound: %d pods on %d nodes: %s", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
+// Preempted records the one event of a gang whose members were preempted and has its status
+// (the DisruptionTarget condition of a gang preempted whole) written.
+func (w *statusWriter) Preempted(k gang.Key, note string) {
+	if k.Kind != gang.KindPodGang {
+		return
+	}
+	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
+	w.Enqueue(k)
+}
+
 // desiredStatus is live with Phalanx's part set from st: the phase, Scheduled and
-// phalanx.dev/Unschedulable (and the type older versions wrote removed). Nothing else changes.
+// phalanx.dev/Unschedulable (and the type older versions wrote removed), and DisruptionTarget
+// on a gang Phalanx preempted (cleared when it is placed again; a DisruptionTarget of another
+// reason is the operator's and is kept). Nothing else changes.
 func desiredStatus(live *schedv1.PodGangStatus, st gang.Status, generation int64) *schedv1.PodGangStatus {
 	out := live.DeepCopy()
 	out.Phase = schedv1.PodGangPhase(st.Phase)
 	meta.SetStatusCondition(&out.Conditions, gang.ScheduledCondition(st, generation))
 	meta.SetStatusCondition(&out.Conditions, gang.UnschedulableCondition(st, generation))
 	meta.RemoveStatusCondition(&out.Conditions, schedv1.LegacyConditionUnschedulable)
+	if c, ok := gang.DisruptionTargetCondition(st, generation); ok {
+		meta.SetStatusCondition(&out.Conditions, c)
+	} else if c, ok := gang.ClearedDisruptionTarget(live.Conditions, generation); ok {
+		meta.SetStatusCondition(&out.Conditions, c)
+	}
 	return out
 }
 

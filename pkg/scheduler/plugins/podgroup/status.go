@@ -48,6 +48,16 @@ func (w *statusWriter) Established(k gang.Key) {
 		fmt.Sprintf("minMember reached: %d pods bound on %d nodes (%s); further members are placed one by one", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
+// Preempted records the one event of a group whose members were preempted (a PodGroup has
+// no conditions to carry it).
+func (w *statusWriter) Preempted(k gang.Key, note string) {
+	if k.Kind != gang.KindPodGroup {
+		return
+	}
+	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
+	w.Enqueue(k)
+}
+
 // Phase derives the phase of a group from what the scheduler knows and the pods' phases, with
 // scheduler-plugins' rules for its PodGroup kind (its PodGroup controller), applied in its
 // order of precedence: Finished when succeeded >= minMember; Failed when some member failed

@@ -1,0 +1,516 @@
+package gangplugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	policylisters "k8s.io/client-go/listers/policy/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
+)
+
+// Gang-aware preemption (DESIGN.md rule 9) replaces kube-scheduler's DefaultPreemption in the
+// Phalanx profiles. The preemptor is the whole deficit of its gang (every member its quorum
+// still needs), or one pod (a pod of no gang, or a member placed on its own once its gang's
+// quorum is bound). It finds one placement for all of them with the planner, on the snapshot
+// with the victims removed, or preempts nothing. Victims are units that can go without
+// breaking a gang (gang.Store.VictimUnits), chosen by gang.SelectVictims: lowest priority,
+// then the fewest whole gangs, the fewest GPUs, the youngest.
+
+// Preemption outcomes (label of phalanx_preemptions_total).
+const (
+	PreemptPreempted    = "Preempted"
+	PreemptWaiting      = "WaitingForVictims"
+	PreemptNoRoom       = "NoRoom"
+	PreemptNoCandidates = "NoCandidates"
+	PreemptNotEligible  = "NotEligible"
+	PreemptNotNeeded    = "NotNeeded"
+)
+
+// preemptionGrace is how long, beyond the longest termination grace period of its victims, a
+// preemptor waits for them before it may preempt again.
+const preemptionGrace = 30 * time.Second
+
+// preemptor is what one preemption tries to place.
+type preemptor struct {
+	// gang is the preemptor's gang, the zero Key for a pod of no gang.
+	gang gang.Key
+	pods []*v1.Pod
+	prio int32
+	// label is the preemptor as events and messages name it.
+	label string
+}
+
+// victimChoice is the outcome of victim selection in one domain.
+type victimChoice struct {
+	units []gang.Unit
+	nodes map[string]string // where the preemptor's pods go once the units are gone
+}
+
+// preemptFor is PostFilter's preemption for pod: it returns a result nominating pod's node
+// and Success when victims were evicted, or nil and a status that says why nothing was.
+func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterResult, *fwk.Status) {
+	logger := klog.FromContext(ctx)
+	kind := "Pod"
+	k, member := p.store.Membership().KeyOf(pod)
+	if member {
+		kind = k.Kind.String()
+	}
+	outcome := func(o string) { metrics.Preemptions.WithLabelValues(kind, o).Inc() }
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
+		outcome(PreemptNotEligible)
+		return nil, fwk.NewStatus(fwk.Unschedulable, "not eligible for preemption: preemptionPolicy is Never")
+	}
+	pl := plannerOf(p.handle)
+	if pl == nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption needs the gang planner, which this profile has not started")
+	}
+	pre, why := p.preemptorOf(pod, k, member)
+	if pre == nil {
+		outcome(PreemptNotEligible)
+		return nil, fwk.NewStatus(fwk.Unschedulable, why)
+	}
+	snapshot := p.handle.SnapshotSharedLister()
+	nodes, err := snapshot.NodeInfos().List()
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("listing nodes for preemption: %w", err))
+	}
+	if wait, msg := p.victimsPending(pre, pod, nodes); wait {
+		outcome(PreemptWaiting)
+		if pre.gang != (gang.Key{}) {
+			p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
+		}
+		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	}
+	var pods []*v1.Pod
+	for _, n := range nodes {
+		for _, pi := range n.GetPods() {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	cands := p.store.PreemptionCandidates(pods, pre.prio, pre.gang, startedAt)
+	if len(cands) == 0 {
+		outcome(PreemptNoCandidates)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("preemption cannot help %s: no pod of lower priority than %d runs on the nodes", pre.label, pre.prio))
+	}
+	choice, err := p.chooseVictims(ctx, pl, pre, nodes, cands)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("choosing victims for %s: %w", pre.label, err))
+	}
+	if choice == nil {
+		outcome(PreemptNoRoom)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("preemption cannot help %s: it does not fit even with all %d pods of lower priority removed; nothing is preempted", pre.label, len(cands)))
+	}
+	if len(choice.units) == 0 {
+		outcome(PreemptNotNeeded)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s fits without preemption; nothing is preempted", pre.label))
+	}
+	outcome(PreemptPreempted)
+	msg := p.startPreemption(ctx, pre, choice)
+	logger.V(2).Info("Preempting for a gang", "preemptor", pre.label, "victims", len(victimPods(choice.units)), "units", len(choice.units))
+	node := choice.nodes[pod.Name]
+	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: node, NominatingMode: fwk.ModeOverride}},
+		fwk.NewStatus(fwk.Success, msg)
+}
+
+// preemptorOf returns what pod preempts for, or nil and why it does not preempt: a surge
+// member never preempts (its update falls back to maxUnavailable instead); a member the
+// quorum does not need leaves preemption to the members it does need.
+func (p *Adapter) preemptorOf(pod *v1.Pod, k gang.Key, member bool) (*preemptor, string) {
+	pre := &preemptor{pods: []*v1.Pod{pod}, prio: gang.PodPriority(pod), label: "pod " + pod.Namespace + "/" + pod.Name}
+	if !member {
+		return pre, ""
+	}
+	if p.store.Membership().IsSurge(pod) {
+		return nil, fmt.Sprintf("%s: a surge member does not preempt", k)
+	}
+	pre.gang = k
+	if !p.store.QuorumBound(k) {
+		deficit := p.store.DeficitPods(k)
+		if !containsPod(deficit, pod) {
+			return nil, fmt.Sprintf("%s: preemption is left to the members its quorum needs", k)
+		}
+		pre.pods = deficit
+		pre.label = fmt.Sprintf("%s (%d members)", k, len(deficit))
+	} else {
+		pre.label = fmt.Sprintf("%s member %s", k, pod.Name)
+	}
+	if !plannable(pre.pods) {
+		return nil, fmt.Sprintf("%s: members with volumes or resource claims are not placed by the planner, so preemption cannot weigh them", k)
+	}
+	return pre, ""
+}
+
+// victimsPending reports whether an earlier preemption for the preemptor still waits for its
+// victims to leave the nodes: the gang's recorded victims, or for a single pod (as upstream)
+// a lower-priority pod terminating on its nominated node.
+func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeInfo) (bool, string) {
+	if pre.gang != (gang.Key{}) {
+		pf, ok := p.store.PreemptionInFlight(pre.gang)
+		if !ok {
+			return false, ""
+		}
+		want := make(map[string]bool, len(pf.Victims))
+		for _, v := range pf.Victims {
+			want[v] = true
+		}
+		left := 0
+		for _, n := range nodes {
+			for _, pi := range n.GetPods() {
+				if want[pi.GetPod().Namespace+"/"+pi.GetPod().Name] {
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%s waits for %d of the %d pods it preempted (%s) to terminate; their room is held for it until %s",
+			pre.gang, left, len(pf.Victims), strings.Join(pf.Gangs, ", "), pf.Until.UTC().Format(time.RFC3339))
+	}
+	nominated := pod.Status.NominatedNodeName
+	if nominated == "" {
+		return false, ""
+	}
+	for _, n := range nodes {
+		if n.Node().Name != nominated {
+			continue
+		}
+		for _, pi := range n.GetPods() {
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && gang.PodPriority(v) < pre.prio {
+				return true, fmt.Sprintf("%s waits for lower-priority pods terminating on its nominated node %s", pre.label, nominated)
+			}
+		}
+	}
+	return false, ""
+}
+
+// chooseVictims returns the victims of the cheapest preemption that makes room for pre, or
+// nil when none does. With required packing each domain is weighed on its own (the gang must
+// land in one); units whose eviction a PodDisruptionBudget does not allow are used only when
+// no choice without them exists, as upstream does.
+func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor, nodes []fwk.NodeInfo, cands []gang.Candidate) (*victimChoice, error) {
+	domains := [][]fwk.NodeInfo{nodes}
+	if pre.gang != (gang.Key{}) {
+		if spec, ok := p.store.Spec(pre.gang); ok && spec.Pack.Required != "" {
+			domains = splitDomains(nodes, spec.Pack.Required)
+		}
+	}
+	var best *victimChoice
+	for _, domain := range domains {
+		inDomain := map[string]bool{}
+		for _, n := range domain {
+			inDomain[n.Node().Name] = true
+		}
+		var dc []gang.Candidate
+		for _, c := range cands {
+			if inDomain[c.Node] {
+				dc = append(dc, c)
+			}
+		}
+		if len(dc) == 0 {
+			continue
+		}
+		units := p.store.VictimUnits(dc)
+		allowed, guarded := p.splitByPDB(units)
+		var choice *victimChoice
+		var err error
+		for _, set := range [][]gang.Unit{allowed, units} {
+			if len(set) == 0 {
+				continue
+			}
+			if choice, err = p.selectIn(ctx, pl, pre, domain, set); err != nil || choice != nil {
+				break
+			}
+			if len(guarded) == 0 {
+				break // the second set is the first: nothing more to try
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if choice != nil && len(choice.units) == 0 {
+			return choice, nil
+		}
+		if choice != nil && (best == nil || cheaper(choice.units, best.units)) {
+			best = choice
+		}
+	}
+	return best, nil
+}
+
+// selectIn runs gang.SelectVictims over units, with the planner as the fit check.
+func (p *Adapter) selectIn(ctx context.Context, pl Planner, pre *preemptor, domain []fwk.NodeInfo, units []gang.Unit) (*victimChoice, error) {
+	var planErr error
+	plan := func(chosen []gang.Unit) map[string]string {
+		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victimPods(chosen)}
+		if p.store.HasActiveHolds() {
+			in.Filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+				st, _ := p.checkHolds(pod, n)
+				return st
+			}
+		}
+		res, err := pl.Plan(ctx, in)
+		if err != nil {
+			planErr = err
+			return nil
+		}
+		if res.Failed != nil {
+			return nil
+		}
+		return res.Nodes
+	}
+	if nodes := plan(nil); nodes != nil || planErr != nil {
+		// Room without evicting anything: what failed was not capacity (a back-off, a
+		// Permit timeout, a node taken meanwhile); nothing is preempted.
+		return &victimChoice{nodes: nodes}, planErr
+	}
+	chosen, ok := gang.SelectVictims(units, func(u []gang.Unit) bool { return planErr == nil && plan(u) != nil })
+	if planErr != nil {
+		return nil, planErr
+	}
+	if !ok {
+		return nil, nil
+	}
+	nodes := plan(chosen)
+	if nodes == nil {
+		return nil, planErr
+	}
+	return &victimChoice{units: chosen, nodes: nodes}, nil
+}
+
+// cheaper orders two victim sets as SelectVictims orders units: the lower highest priority,
+// then fewer whole gangs, fewer GPUs, fewer pods.
+func cheaper(a, b []gang.Unit) bool {
+	sa, sb := summarize(a), summarize(b)
+	for i := range sa {
+		if sa[i] != sb[i] {
+			return sa[i] < sb[i]
+		}
+	}
+	return false
+}
+
+func summarize(units []gang.Unit) [4]int64 {
+	var out [4]int64 // highest priority, whole gangs, GPUs, pods
+	for i, u := range units {
+		if i == 0 || int64(u.Priority) > out[0] {
+			out[0] = int64(u.Priority)
+		}
+		if u.Whole {
+			out[1]++
+		}
+		out[2] += u.GPUs
+		out[3] += int64(len(u.Pods))
+	}
+	return out
+}
+
+// splitDomains groups nodes by their value of label; nodes without it are in no domain.
+func splitDomains(nodes []fwk.NodeInfo, label string) [][]fwk.NodeInfo {
+	by := map[string][]fwk.NodeInfo{}
+	var keys []string
+	for _, n := range nodes {
+		v, ok := n.Node().Labels[label]
+		if !ok {
+			continue
+		}
+		if _, seen := by[v]; !seen {
+			keys = append(keys, v)
+		}
+		by[v] = append(by[v], n)
+	}
+	sort.Strings(keys)
+	out := make([][]fwk.NodeInfo, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, by[k])
+	}
+	return out
+}
+
+// splitByPDB separates the units whose eviction every PodDisruptionBudget allows from those
+// that some budget would not allow (more of the unit's pods match it than its
+// disruptionsAllowed). Without a PDB lister every unit is allowed.
+func (p *Adapter) splitByPDB(units []gang.Unit) (allowed, guarded []gang.Unit) {
+	if p.pdbs == nil {
+		return units, nil
+	}
+	pdbs, err := p.pdbs.List(labels.Everything())
+	if err != nil || len(pdbs) == 0 {
+		return units, nil
+	}
+	for _, u := range units {
+		if violatesPDB(u, pdbs) {
+			guarded = append(guarded, u)
+		} else {
+			allowed = append(allowed, u)
+		}
+	}
+	return allowed, guarded
+}
+
+func violatesPDB(u gang.Unit, pdbs []*policyv1.PodDisruptionBudget) bool {
+	for _, pdb := range pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		matched := int32(0)
+		for _, c := range u.Pods {
+			if c.Pod.Namespace != pdb.Namespace || !sel.Matches(labels.Set(c.Pod.Labels)) {
+				continue
+			}
+			if _, disrupted := pdb.Status.DisruptedPods[c.Pod.Name]; disrupted {
+				continue // already counted against the budget
+			}
+			matched++
+		}
+		if matched > 0 && matched > pdb.Status.DisruptionsAllowed {
+			return true
+		}
+	}
+	return false
+}
+
+// startPreemption records the preemption, marks and tells the victim gangs, holds the room
+// for the preemptor and evicts the victims off the scheduling path. It returns the message
+// the preemptor's gang waits with.
+func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *victimChoice) string {
+	victims := victimPods(choice.units)
+	var names, gangs []string
+	var maxGrace int64
+	perGang := map[gang.Key]int{}
+	whole := map[gang.Key]bool{}
+	for _, u := range choice.units {
+		switch {
+		case u.Gang == (gang.Key{}):
+			metrics.PreemptionVictims.WithLabelValues("pod").Inc()
+		case u.Whole:
+			metrics.PreemptionVictims.WithLabelValues("gang").Inc()
+			whole[u.Gang] = true
+		default:
+			metrics.PreemptionVictims.WithLabelValues("member").Inc()
+		}
+		if u.Gang != (gang.Key{}) {
+			perGang[u.Gang] += len(u.Pods)
+		}
+	}
+	for _, v := range victims {
+		names = append(names, v.Namespace+"/"+v.Name)
+		grace := int64(v1.DefaultTerminationGracePeriodSeconds)
+		if v.Spec.TerminationGracePeriodSeconds != nil {
+			grace = *v.Spec.TerminationGracePeriodSeconds
+		}
+		maxGrace = max(maxGrace, grace)
+	}
+	for k := range perGang {
+		gangs = append(gangs, k.String())
+	}
+	sort.Strings(gangs)
+	if plain := len(victims) - sumValues(perGang); plain > 0 {
+		gangs = append(gangs, fmt.Sprintf("%d pods of no gang", plain))
+	}
+	now := time.Now()
+	until := now.Add(time.Duration(maxGrace)*time.Second + preemptionGrace)
+	for k, n := range perGang {
+		note := fmt.Sprintf("%d members preempted (members above the gang's minimum) to make room for %s of higher priority %d", n, pre.label, pre.prio)
+		if whole[k] {
+			note = fmt.Sprintf("preempted whole (%d members) to make room for %s of higher priority %d", n, pre.label, pre.prio)
+			p.markDisrupted(k, note)
+		}
+		if p.status != nil {
+			p.status.Preempted(k, note)
+		}
+	}
+	msg := fmt.Sprintf("preempting %d pods of lower priority (%s) to make room; waiting for them to terminate", len(victims), strings.Join(gangs, ", "))
+	if pre.gang != (gang.Key{}) {
+		held := map[string]gang.Resources{}
+		for _, pod := range pre.pods {
+			if n := choice.nodes[pod.Name]; n != "" {
+				held[n] = held[n].Add(gang.RequestsOf(pod))
+			}
+		}
+		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until})
+		p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
+	}
+	// Victims waiting in Permit hold no bound node: rejecting them frees it at once.
+	var evict []*v1.Pod
+	for _, v := range victims {
+		if wp := p.handle.GetWaitingPod(v.UID); wp != nil {
+			wp.Reject(p.opts.Name, "preempted by "+pre.label)
+			continue
+		}
+		evict = append(evict, v)
+	}
+	preemptorPod := pre.pods[0]
+	go p.evict(klog.NewContext(context.Background(), klog.FromContext(ctx)), preemptorPod, pre.label, evict)
+	return msg
+}
+
+// evict marks each victim with the DisruptionTarget pod condition (reason
+// PreemptionByScheduler, as kube-scheduler does) and deletes it with its own grace period.
+func (p *Adapter) evict(ctx context.Context, preemptor *v1.Pod, label string, victims []*v1.Pod) {
+	cs := p.handle.ClientSet()
+	logger := klog.FromContext(ctx)
+	for _, v := range victims {
+		cond := v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+			Message: fmt.Sprintf("%s: preempting to make room for %s", preemptor.Spec.SchedulerName, label), LastTransitionTime: metav1.Now()}
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{cond}}})
+		if _, err := cs.CoreV1().Pods(v.Namespace).Patch(ctx, v.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+			logger.Error(err, "Marking a preemption victim", "pod", klog.KObj(v))
+		}
+		err := cs.CoreV1().Pods(v.Namespace).Delete(ctx, v.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &v.UID}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			logger.Error(err, "Deleting a preemption victim", "pod", klog.KObj(v))
+			continue
+		}
+		if rec := p.handle.EventRecorder(); rec != nil {
+			rec.Eventf(v, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", "Preempted by %s on node %s", label, v.Spec.NodeName)
+		}
+	}
+}
+
+func victimPods(units []gang.Unit) []*v1.Pod {
+	var out []*v1.Pod
+	for _, u := range units {
+		for _, c := range u.Pods {
+			out = append(out, c.Pod)
+		}
+	}
+	return out
+}
+
+func sumValues(m map[gang.Key]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// startedAt is when the pod started running, or its creation before that.
+func startedAt(p *v1.Pod) time.Time {
+	if p.Status.StartTime != nil {
+		return p.Status.StartTime.Time
+	}
+	return p.CreationTimestamp.Time
+}
+
+// pdbLister returns the profile's PodDisruptionBudget lister. It must be asked for before
+// the informer factory starts.
+func pdbLister(h fwk.Handle) policylisters.PodDisruptionBudgetLister {
+	return h.SharedInformerFactory().Policy().V1().PodDisruptionBudgets().Lister()
+}

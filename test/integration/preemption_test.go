@@ -1,0 +1,301 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// Priority classes of the preemption tests.
+const (
+	prioLow  = "phalanx-test-low"
+	prioHigh = "phalanx-test-high"
+)
+
+func ensurePriorityClasses(t *testing.T, env *framework.Env) {
+	t.Helper()
+	for name, value := range map[string]int32{prioLow: 100, prioHigh: 1000} {
+		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
+		if _, err := env.Kube.SchedulingV1().PriorityClasses().Create(context.Background(), pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating PriorityClass %s: %v", name, err)
+		}
+	}
+}
+
+// wholeNodeGang is a gang of n pods of 8 GPUs (one per 8-GPU node), all needed.
+func wholeNodeGang(ns, name string, n int, prio string) framework.Gang {
+	return framework.Gang{Namespace: ns, Name: name, PriorityClassName: prio,
+		Groups: []framework.Group{{Name: "w", Pods: n, MinReplicas: int32(n), GPUs: 8}}}
+}
+
+// podUIDs returns the UIDs of the gang's bound pods, by name.
+func podUIDs(t *testing.T, env *framework.Env, ns, name string) map[string]types.UID {
+	t.Helper()
+	pods, err := env.GangPods(context.Background(), ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]types.UID{}
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			out[p.Name] = p.UID
+		}
+	}
+	return out
+}
+
+// expectUntouched fails unless the gang still has exactly the bound pods of before.
+func expectUntouched(t *testing.T, env *framework.Env, ns, name string, before map[string]types.UID) {
+	t.Helper()
+	after := podUIDs(t, env, ns, name)
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("gang %s was touched by preemption: bound pods %v, before %v", name, after, before)
+	}
+}
+
+// waitGangGone waits until no pod of the gang is left (preempted whole).
+func waitGangGone(t *testing.T, env *framework.Env, ns, name string) {
+	t.Helper()
+	framework.Eventually(t, wait, "every pod of gang "+name+" gone", func(ctx context.Context) (bool, error) {
+		pods, err := env.GangPods(ctx, ns, name)
+		return err == nil && len(pods) == 0, err
+	})
+}
+
+// waitPreemptions waits until phalanx_preemptions_total{outcome} passed before.
+func waitPreemptions(t *testing.T, outcome string, before float64) {
+	t.Helper()
+	framework.Eventually(t, wait, "a preemption attempt with outcome "+outcome, func(context.Context) (bool, error) {
+		return framework.Metric(t, "phalanx_preemptions_total", map[string]string{"outcome": outcome}) > before, nil
+	})
+}
+
+func preemptions(t *testing.T, outcome string) float64 {
+	return framework.Metric(t, "phalanx_preemptions_total", map[string]string{"outcome": outcome})
+}
+
+// The case: two low-priority gangs of 2 fill 4 nodes; a high-priority gang of 2
+// arrives. One low gang is preempted whole, the other untouched: never one member of each.
+func TestPreemptionTakesOneWholeGang(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-a", 4, 8))
+	lows := []framework.Gang{wholeNodeGang(ns, "low-1", 2, prioLow), wholeNodeGang(ns, "low-2", 2, prioLow)}
+	before := map[string]map[string]types.UID{}
+	for _, g := range lows {
+		env.CreateGang(t, g)
+		env.WaitGangBound(t, ns, g.Name, 2, wait)
+	}
+	for _, g := range lows {
+		before[g.Name] = podUIDs(t, env, ns, g.Name)
+	}
+
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	env.CreateGang(t, high)
+	env.WaitGangBound(t, ns, high.Name, 2, wait)
+	var victim, kept string
+	framework.Eventually(t, wait, "one low gang gone whole", func(ctx context.Context) (bool, error) {
+		for i, g := range lows {
+			pods, err := env.GangPods(ctx, ns, g.Name)
+			if err != nil || len(pods) > 0 {
+				continue
+			}
+			victim, kept = g.Name, lows[1-i].Name
+			return true, nil
+		}
+		return false, nil
+	})
+	expectUntouched(t, env, ns, kept, before[kept])
+
+	pg := env.WaitGangCondition(t, ns, victim, gang.ConditionDisruptionTarget, metav1.ConditionTrue, gang.ReasonPreempted, wait)
+	if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); !strings.Contains(c.Message, ns+"/high") {
+		t.Errorf("DisruptionTarget message %q does not name the preemptor gang", c.Message)
+	}
+	waitEvent(t, env, ns, victim, "Preempted")
+	if got, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(context.Background(), kept, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else if c := meta.FindStatusCondition(got.Status.Conditions, gang.ConditionDisruptionTarget); c != nil {
+		t.Errorf("the untouched gang carries %s=%s", c.Type, c.Status)
+	}
+}
+
+// Three low gangs on 4 nodes: A (2 pods), B and C (1 pod each). A gang of 2 high pods can
+// be made room for by A alone or by B and C together: the fewest gangs rule takes A, although
+// B and C are the smaller and the younger units.
+func TestPreemptionFewestGangs(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-f", 4, 8))
+	a := wholeNodeGang(ns, "a", 2, prioLow)
+	env.CreateGang(t, a)
+	env.WaitGangBound(t, ns, a.Name, 2, wait)
+	b, c := wholeNodeGang(ns, "b", 1, prioLow), wholeNodeGang(ns, "c", 1, prioLow)
+	env.CreateGang(t, b)
+	env.CreateGang(t, c)
+	env.WaitGangBound(t, ns, b.Name, 1, wait)
+	env.WaitGangBound(t, ns, c.Name, 1, wait)
+	keptB, keptC := podUIDs(t, env, ns, b.Name), podUIDs(t, env, ns, c.Name)
+
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	env.CreateGang(t, high)
+	env.WaitGangBound(t, ns, high.Name, 2, wait)
+	waitGangGone(t, env, ns, a.Name)
+	expectUntouched(t, env, ns, b.Name, keptB)
+	expectUntouched(t, env, ns, c.Name, keptC)
+}
+
+// A preemptor gang that does not fit even with every lower-priority pod gone preempts nothing.
+func TestPreemptionNothingWhenNoRoom(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-n", 2, 8))
+	low := wholeNodeGang(ns, "low", 2, prioLow)
+	env.CreateGang(t, low)
+	env.WaitGangBound(t, ns, low.Name, 2, wait)
+	kept := podUIDs(t, env, ns, low.Name)
+
+	before := preemptions(t, gangplugin.PreemptNoRoom)
+	high := wholeNodeGang(ns, "high", 3, prioHigh) // 24 GPUs on a 16-GPU cluster
+	env.CreateGang(t, high)
+	waitPreemptions(t, gangplugin.PreemptNoRoom, before)
+	env.WaitGangCondition(t, ns, high.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonInsufficient, wait)
+	expectUntouched(t, env, ns, low.Name, kept)
+	if pods, err := env.GangPods(context.Background(), ns, high.Name); err != nil {
+		t.Fatal(err)
+	} else if n := framework.CountBound(pods); n != 0 {
+		t.Errorf("%d members of the unplaceable preemptor bound", n)
+	}
+}
+
+// A member above its gang's minimum goes before a whole gang: X (3 pods, minimum 2) and Y
+// (1 pod) fill 4 nodes; a high gang of one pod takes X's extra member, X stays established
+// with 2, Y is untouched, and X carries no DisruptionTarget (it is not going away).
+func TestPreemptionMembersAboveMinimumFirst(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-m", 4, 8))
+	x := framework.Gang{Namespace: ns, Name: "x", PriorityClassName: prioLow,
+		Groups: []framework.Group{{Name: "w", Pods: 3, MinReplicas: 2, GPUs: 8}}}
+	env.CreateGang(t, x)
+	env.WaitGangBound(t, ns, x.Name, 3, wait)
+	y := wholeNodeGang(ns, "y", 1, prioLow)
+	env.CreateGang(t, y)
+	env.WaitGangBound(t, ns, y.Name, 1, wait)
+	keptY := podUIDs(t, env, ns, y.Name)
+
+	high := wholeNodeGang(ns, "high", 1, prioHigh)
+	env.CreateGang(t, high)
+	env.WaitGangBound(t, ns, high.Name, 1, wait)
+	expectUntouched(t, env, ns, y.Name, keptY)
+	framework.Eventually(t, wait, "x keeps exactly its 2 lowest members", func(ctx context.Context) (bool, error) {
+		left := podUIDs(t, env, ns, x.Name)
+		names := make([]string, 0, len(left))
+		for n := range left {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Sprint(names) == fmt.Sprint([]string{x.PodName("w", 0), x.PodName("w", 1)}), nil
+	})
+	waitEvent(t, env, ns, x.Name, "Preempted")
+	pg, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(context.Background(), x.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); c != nil {
+		t.Errorf("a gang that lost only a member above its minimum carries %s=%s", c.Type, c.Status)
+	}
+	if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("x is no longer established after losing a member above its minimum: %+v", c)
+	}
+}
+
+// A PodDisruptionBudget that allows no disruption protects its gang: of two equal gangs the
+// protected one is the younger and, should both have started in the same second, the first
+// by name: the one chosen without the budget. With it, the other goes.
+func TestPreemptionHonoursPDB(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-p", 4, 8))
+	older, protected := wholeNodeGang(ns, "b-older", 2, prioLow), wholeNodeGang(ns, "a-protected", 2, prioLow)
+	env.CreateGang(t, older)
+	env.WaitGangBound(t, ns, older.Name, 2, wait)
+	env.CreateGang(t, protected)
+	env.WaitGangBound(t, ns, protected.Name, 2, wait)
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "protect"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(2)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"test.phalanx.dev/gang": protected.Name}}},
+	}
+	created, err := env.Kube.PolicyV1().PodDisruptionBudgets(ns).Create(context.Background(), pdb, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No disruption controller runs here: write the status it would (2 healthy, 2 desired).
+	created.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: created.Generation, CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 2, DisruptionsAllowed: 0}
+	if _, err := env.Kube.PolicyV1().PodDisruptionBudgets(ns).UpdateStatus(context.Background(), created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kept := podUIDs(t, env, ns, protected.Name)
+	// The scheduler's PDB informer must have seen the budget before the preemptor arrives.
+	framework.Eventually(t, wait, "the PDB status written", func(ctx context.Context) (bool, error) {
+		got, err := env.Kube.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "protect", metav1.GetOptions{})
+		return err == nil && got.Status.DesiredHealthy == 2, err
+	})
+
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	env.CreateGang(t, high)
+	env.WaitGangBound(t, ns, high.Name, 2, wait)
+	waitGangGone(t, env, ns, older.Name)
+	expectUntouched(t, env, ns, protected.Name, kept)
+}
+
+// Equal priority never preempts: a gang of the same priority as the gangs that fill the
+// cluster waits and evicts nothing.
+func TestPreemptionNeverAtEqualPriority(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-e", 2, 8))
+	low := wholeNodeGang(ns, "low", 2, prioLow)
+	env.CreateGang(t, low)
+	env.WaitGangBound(t, ns, low.Name, 2, wait)
+	kept := podUIDs(t, env, ns, low.Name)
+
+	before := preemptions(t, gangplugin.PreemptNoCandidates)
+	same := wholeNodeGang(ns, "same", 2, prioLow)
+	env.CreateGang(t, same)
+	waitPreemptions(t, gangplugin.PreemptNoCandidates, before)
+	expectUntouched(t, env, ns, low.Name, kept)
+	if pods, err := env.GangPods(context.Background(), ns, same.Name); err != nil {
+		t.Fatal(err)
+	} else if n := framework.CountBound(pods); n != 0 {
+		t.Errorf("%d members of the equal-priority gang bound", n)
+	}
+}
