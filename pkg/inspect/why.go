@@ -41,6 +41,9 @@ type Why struct {
 	LastEvent string `json:"lastSchedulingEvent,omitempty"`
 	// Reservation describes a hold the gang has (held capacity for its replacements).
 	Reservation string `json:"reservation,omitempty"`
+	// Preempted is the message of the DisruptionTarget condition that preemption put on the
+	// pod, or on its gang (a gang preempted whole).
+	Preempted string `json:"preempted,omitempty"`
 	// Verdict is the answer in one sentence.
 	Verdict string `json:"verdict"`
 }
@@ -115,8 +118,20 @@ func BuildWhy(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod, events
 			}
 		}
 	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonPreemptionByScheduler {
+			w.Preempted = c.Message
+		}
+	}
+	if pg != nil && w.Preempted == "" {
+		if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); c != nil && c.Status == metav1.ConditionTrue && c.Reason == gang.ReasonPreempted {
+			w.Preempted = "its gang was " + c.Message
+		}
+	}
 	if w.Verdict == "" {
 		switch {
+		case w.Preempted != "":
+			w.Verdict = "the pod was preempted: " + w.Preempted
 		case pod.Spec.NodeName != "":
 			w.Verdict = fmt.Sprintf("the pod is bound to %s", pod.Spec.NodeName)
 		case w.Surge && !w.Established:
@@ -167,6 +182,9 @@ func RenderWhy(out io.Writer, w *Why, pal Palette) {
 		}
 		if w.Reservation != "" {
 			fmt.Fprintf(out, "  holds   %s\n", w.Reservation)
+		}
+		if w.Preempted != "" {
+			fmt.Fprintf(out, "  preempted %s\n", pal.paint(pal.Bad, w.Preempted))
 		}
 	}
 	if w.LastEvent != "" {

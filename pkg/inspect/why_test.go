@@ -1,0 +1,53 @@
+package inspect
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// why answers for a preemptor that waits for its victims, a victim pod, and a member of a
+// gang preempted whole.
+func TestWhyPreemption(t *testing.T) {
+	member := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{grovev1.LabelPodGang: "g"}}}
+	}
+	waiting := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g"}, Status: schedv1.PodGangStatus{Conditions: []metav1.Condition{{
+		Type: schedv1.ConditionUnschedulable, Status: metav1.ConditionTrue, Reason: gang.ReasonWaitingForPreemption,
+		Message: "preempting 2 pods of lower priority (PodGang ns/low) to make room; waiting for them to terminate"}}}}
+	victimGang := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g"}, Status: schedv1.PodGangStatus{Conditions: []metav1.Condition{{
+		Type: gang.ConditionDisruptionTarget, Status: metav1.ConditionTrue, Reason: gang.ReasonPreempted,
+		Message: "preempted whole (2 members) to make room for PodGang ns/high (2 members) of higher priority 1000"}}}}
+	victimPod := member("v")
+	victimPod.Spec.NodeName = "n1"
+	victimPod.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: corev1.PodReasonPreemptionByScheduler, Message: "phalanx-scheduler: preempting to make room for PodGang ns/high (2 members)"}}
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		pg   *schedv1.PodGang
+		want string
+	}{
+		{"preemptor", member("p"), waiting, "the gang waits: WaitingForPreemption: preempting 2 pods"},
+		{"victim pod", victimPod, victimGang, "the pod was preempted: phalanx-scheduler: preempting to make room for PodGang ns/high"},
+		{"member of a victim gang", member("m"), victimGang, "the pod was preempted: its gang was preempted whole (2 members) to make room for PodGang ns/high"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := BuildWhy(tc.pod, tc.pg, nil, nil)
+			if !strings.HasPrefix(w.Verdict, tc.want) {
+				t.Errorf("verdict %q, want it to start with %q", w.Verdict, tc.want)
+			}
+			var out strings.Builder
+			RenderWhy(&out, w, Palette{})
+			if tc.name != "preemptor" && !strings.Contains(out.String(), "  preempted ") {
+				t.Errorf("rendered without its preempted line:\n%s", out.String())
+			}
+		})
+	}
+}
