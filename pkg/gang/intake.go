@@ -329,6 +329,7 @@ func (s *Store) establishLocked(e *entry) bool {
 	}
 	e.establishedAt = s.now()
 	e.preemption, e.preemptHold = nil, nil // a preemption it waited for has done its job
+	s.clearVictimsLocked(e)
 	e.wait, e.plan = Wait{}, nil
 	return true
 }

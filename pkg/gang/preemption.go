@@ -50,6 +50,54 @@ func (s *Store) StartPreemption(k Key, p Preemption) {
 	if e.reservation() != nil {
 		s.reserving[k] = true
 	}
+	s.clearVictimsLocked(e)
+	e.victimsLeft = make(map[string]bool, len(p.Victims))
+	for _, v := range p.Victims {
+		e.victimsLeft[v] = true
+		s.victimOf[v] = k
+	}
+}
+
+// VictimGone records that a pod (namespace/name) was deleted: when it was a victim of a
+// preemption, its preemptor waits for one victim less.
+func (s *Store) VictimGone(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.victimOf[name]
+	if !ok {
+		return
+	}
+	delete(s.victimOf, name)
+	if e := s.gangs[k]; e != nil {
+		delete(e.victimsLeft, name)
+	}
+}
+
+// WaitsForVictims reports whether the gang's preemption (window open) still waits for a
+// victim other than gone (namespace/name, the pod whose deletion is being looked at: the
+// QueueingHint may run before or after the informer handler that records it). A deletion
+// that leaves victims behind cannot make room for the gang, so it does not wake it.
+func (s *Store) WaitsForVictims(k Key, gone string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || e.preemption == nil || !s.now().Before(e.preemption.Until) {
+		return false
+	}
+	for v := range e.victimsLeft {
+		if v != gone {
+			return true
+		}
+	}
+	return false
+}
+
+// clearVictimsLocked forgets the victims e's preemption waited for.
+func (s *Store) clearVictimsLocked(e *entry) {
+	for v := range e.victimsLeft {
+		delete(s.victimOf, v)
+	}
+	e.victimsLeft = nil
 }
 
 // PreemptionInFlight returns the gang's preemption while its window is open. The record is

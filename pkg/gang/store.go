@@ -38,6 +38,8 @@ type Store struct {
 	// leaving are the entries kept only for the members that left them (entry.left): no
 	// object, no member, a departure within the hold window. Pruned with the lingering holds.
 	leaving map[Key]bool
+	// victimOf maps a preemption victim not yet deleted (namespace/name) to its preemptor.
+	victimOf map[string]Key
 }
 
 type entry struct {
@@ -79,6 +81,8 @@ type entry struct {
 	preemption  *Preemption
 	preemptHold *Reservation
 	disruption  *Disruption
+	// victimsLeft are the victims of preemption not yet deleted (namespace/name).
+	victimsLeft map[string]bool
 }
 
 // recount recomputes e.placed.
@@ -121,7 +125,7 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}}
+	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}}
 }
 
 // Membership returns how the store reads pod labels.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
@@ -298,4 +299,26 @@ func TestPreemptionNeverAtEqualPriority(t *testing.T) {
 	} else if n := framework.CountBound(pods); n != 0 {
 		t.Errorf("%d members of the equal-priority gang bound", n)
 	}
+}
+
+// A pod of no gang preempts by the same rule: on 2 nodes filled by one gang of 2, a
+// high-priority pod of one node takes the gang whole (both members), never one member that
+// would leave the gang below its minimum.
+func TestPreemptionPlainPodTakesWholeGang(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-s", 2, 8))
+	low := wholeNodeGang(ns, "low", 2, prioLow)
+	env.CreateGang(t, low)
+	env.WaitGangBound(t, ns, low.Name, 2, wait)
+
+	plain := wholeNodeGang(ns, "plain", 1, prioHigh).Pod(framework.Group{Name: "w", Pods: 1, MinReplicas: 1, GPUs: 8}, 0)
+	delete(plain.Labels, grovev1.LabelPodGang)
+	plain.Labels["test.phalanx.dev/gang"] = "plain"
+	env.CreatePods(t, plain)
+	env.WaitGangBound(t, ns, "plain", 1, wait)
+	waitGangGone(t, env, ns, low.Name)
+	env.WaitGangCondition(t, ns, low.Name, gang.ConditionDisruptionTarget, metav1.ConditionTrue, gang.ReasonPreempted, wait)
 }

@@ -62,8 +62,9 @@ func TestPerf(t *testing.T) {
 			results = append(results, r)
 		}
 	}
+	preempts := runPreemptions(t, root)
 	updates := runUpdates(t, root)
-	if err := writeReport(*outDir, results, updates, time.Since(began)); err != nil {
+	if err := writeReport(*outDir, results, preempts, updates, time.Since(began)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -113,7 +114,7 @@ func find(results []Result, config, workload string) *Result {
 	return nil
 }
 
-func writeReport(dir string, results []Result, updates []UpdateResult, took time.Duration) error {
+func writeReport(dir string, results []Result, preempts []PreemptionResult, updates []UpdateResult, took time.Duration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\nWritten by `make perf` on %s (%d CPUs, %s/%s) in %s. Absolute figures depend on the machine; the ratios against the default profile measured in the same run are the headline.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, took.Round(time.Second))
@@ -166,6 +167,7 @@ func writeReport(dir string, results []Result, updates []UpdateResult, took time
 			fmt.Fprintf(&b, "- %s: %s\n", wl.Name, strings.Join(parts, "; "))
 		}
 	}
+	writePreemption(&b, preempts)
 	b.WriteString("\n## Updates\n\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something.\n\n")
 	b.WriteString("| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions |\n|---|---|---|---|---|---|---|\n")
 	for _, u := range updates {
@@ -179,6 +181,26 @@ func writeReport(dir string, results []Result, updates []UpdateResult, took time
 		return err
 	}
 	return plotCapacity(filepath.Join(dir, "capacity.png"), updates)
+}
+
+// writePreemption is the report's preemption section: the default profile's DefaultPreemption
+// and Phalanx's gang-aware preemption on the same pods.
+func writePreemption(b *strings.Builder, preempts []PreemptionResult) {
+	if len(preempts) == 0 {
+		return
+	}
+	wl := preemptionWorkload()
+	fmt.Fprintf(b, "\n## Preemption\n\n%s: every pod asks for a whole 8-GPU node and every gang needs all %d members. The low-priority gangs are bound before the scheduler starts; the high-priority gangs fit only by preemption. One run per configuration (the figures are counts, not rates). Broken: a low gang left with some but not all of its members (below its minimum, holding GPUs that serve nothing). Waste: GPU-seconds held by the members of broken low gangs from the moment their gang broke, and by bound members of incomplete high gangs, until the run ended (when every high pod was bound, or 20 s passed without a bind or an eviction).\n\n", wl.Name, wl.GangSize)
+	b.WriteString("| config | high pods bound | high gangs complete | time to place | pods evicted | low gangs evicted whole | low gangs broken | waste GPU·s | CPU s |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range preempts {
+		fmt.Fprintf(b, "| %s | %d/%d | %d/%d | %s | %d | %d | %d | %.1f | %.1f |\n", r.Config, r.HighBound, r.HighPods, r.HighComplete, wl.HighGangs,
+			r.Placed.Round(10*time.Millisecond), r.Evicted, r.LowWhole, r.LowBroken, r.WasteGPUSeconds, r.CPUSeconds)
+	}
+	for _, r := range preempts {
+		if r.Config == "phalanx" {
+			fmt.Fprintf(b, "\n- Target: Phalanx leaves 0 broken gangs: %d broken, %s; every high gang placed: %s.\n", r.LowBroken, verdict(r.LowBroken == 0), verdict(r.HighComplete == wl.HighGangs))
+		}
+	}
 }
 
 func verdict(ok bool) string {

@@ -58,6 +58,7 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
+				p.store.VictimGone(pod.Namespace + "/" + pod.Name)
 				if k, ok := p.keyOf(pod); ok {
 					p.forgetPod(pod)
 					p.status.Enqueue(k)

@@ -24,7 +24,7 @@ func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint,
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.UpdatePodSchedulingGatesEliminated}, QueueingHintFn: p.hintPod},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: hintCapacity},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: hintCapacity},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.hintPodDeleted},
 	}, nil
 }
 
@@ -47,6 +47,24 @@ func (p *Adapter) hintPod(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.Queuei
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
+}
+
+// hintPodDeleted: a bound pod that leaves frees capacity, unless the pod's gang waits for the
+// victims of its preemption and others are still on their nodes (each retry before the last
+// one leaves would fail and lengthen the members' back-off).
+func (p *Adapter) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
+	k, ok := p.keyOf(pod)
+	if !ok {
+		return fwk.Queue, nil
+	}
+	gone := ""
+	if d, ok := oldObj.(*v1.Pod); ok {
+		gone = d.Namespace + "/" + d.Name
+	}
+	if p.store.WaitsForVictims(k, gone) {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
 }
 
 func hintCapacity(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {

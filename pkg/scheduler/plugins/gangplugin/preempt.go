@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -121,8 +123,14 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 	outcome(PreemptPreempted)
 	msg := p.startPreemption(ctx, pre, choice)
 	logger.V(2).Info("Preempting for a gang", "preemptor", pre.label, "victims", len(victimPods(choice.units)), "units", len(choice.units))
-	node := choice.nodes[pod.Name]
-	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: node, NominatingMode: fwk.ModeOverride}},
+	if pre.gang != (gang.Key{}) {
+		// A gang's room is held for it (the hold filters every other pod of the profile off
+		// its planned nodes); a nominated node per member would add nothing the hold does not,
+		// and the framework would weigh each nominated member against the others' plans.
+		return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatingMode: fwk.ModeNoop}}, fwk.NewStatus(fwk.Success, msg)
+	}
+	// A pod of no gang is nominated, as kube-scheduler's DefaultPreemption does.
+	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: choice.nodes[pod.Name], NominatingMode: fwk.ModeOverride}},
 		fwk.NewStatus(fwk.Success, msg)
 }
 
@@ -278,7 +286,23 @@ func (p *Adapter) selectIn(ctx context.Context, pl Planner, pre *preemptor, doma
 		// Permit timeout, a node taken meanwhile); nothing is preempted.
 		return &victimChoice{nodes: nodes}, planErr
 	}
-	chosen, ok := gang.SelectVictims(units, func(u []gang.Unit) bool { return planErr == nil && plan(u) != nil })
+	// A set of units that frees fewer GPUs than the preemptor lacks cannot make room: most
+	// of SelectVictims' questions are answered without a planning pass.
+	var free, need int64
+	for _, n := range domain {
+		free += NodeFree(n).GPU
+	}
+	for _, pod := range pre.pods {
+		need += gang.RequestsOf(pod).GPU
+	}
+	fits := func(u []gang.Unit) bool {
+		freed := free
+		for _, x := range u {
+			freed += x.GPUs
+		}
+		return freed >= need && planErr == nil && plan(u) != nil
+	}
+	chosen, ok := gang.SelectVictims(units, fits)
 	if planErr != nil {
 		return nil, planErr
 	}
@@ -460,26 +484,43 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 	return msg
 }
 
+// evictParallel bounds the victims evicted at once by one preemption.
+const evictParallel = 16
+
 // evict marks each victim with the DisruptionTarget pod condition (reason
-// PreemptionByScheduler, as kube-scheduler does) and deletes it with its own grace period.
+// PreemptionByScheduler, as kube-scheduler does) and deletes it with its own grace period,
+// evictParallel at a time: the preemptor waits for the last of them.
 func (p *Adapter) evict(ctx context.Context, preemptor *v1.Pod, label string, victims []*v1.Pod) {
 	cs := p.handle.ClientSet()
 	logger := klog.FromContext(ctx)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, evictParallel)
 	for _, v := range victims {
-		cond := v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
-			Message: fmt.Sprintf("%s: preempting to make room for %s", preemptor.Spec.SchedulerName, label), LastTransitionTime: metav1.Now()}
-		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{cond}}})
-		if _, err := cs.CoreV1().Pods(v.Namespace).Patch(ctx, v.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
-			logger.Error(err, "Marking a preemption victim", "pod", klog.KObj(v))
-		}
-		err := cs.CoreV1().Pods(v.Namespace).Delete(ctx, v.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &v.UID}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			logger.Error(err, "Deleting a preemption victim", "pod", klog.KObj(v))
-			continue
-		}
-		if rec := p.handle.EventRecorder(); rec != nil {
-			rec.Eventf(v, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", "Preempted by %s on node %s", label, v.Spec.NodeName)
-		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			p.evictOne(ctx, cs, logger, preemptor, label, v)
+		}()
+	}
+	wg.Wait()
+}
+
+// evictOne marks and deletes one victim, and records the Preempted event on it.
+func (p *Adapter) evictOne(ctx context.Context, cs kubernetes.Interface, logger klog.Logger, preemptor *v1.Pod, label string, v *v1.Pod) {
+	cond := v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+		Message: fmt.Sprintf("%s: preempting to make room for %s", preemptor.Spec.SchedulerName, label), LastTransitionTime: metav1.Now()}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{cond}}})
+	if _, err := cs.CoreV1().Pods(v.Namespace).Patch(ctx, v.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+		logger.Error(err, "Marking a preemption victim", "pod", klog.KObj(v))
+	}
+	err := cs.CoreV1().Pods(v.Namespace).Delete(ctx, v.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &v.UID}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		logger.Error(err, "Deleting a preemption victim", "pod", klog.KObj(v))
+		return
+	}
+	if rec := p.handle.EventRecorder(); rec != nil {
+		rec.Eventf(v, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", "Preempted by %s on node %s", label, v.Spec.NodeName)
 	}
 }
 
