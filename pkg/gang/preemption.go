@@ -35,6 +35,8 @@ type Preemption struct {
 	// Since is when the victims were chosen; Until when the preemptor stops waiting for them
 	// (it may preempt again after that, if it still does not fit).
 	Since, Until time.Time
+	// Priority is the preemptor's: its hold does not keep out pods of higher priority.
+	Priority int32
 }
 
 // StartPreemption records that the gang evicted victims to make room: its members then wait

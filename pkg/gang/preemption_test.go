@@ -19,9 +19,10 @@ func TestPreemptionRecord(t *testing.T) {
 	k := key("hi")
 	until := clk.t.Add(45 * time.Second)
 	s.StartPreemption(k, Preemption{Victims: []string{ns + "/v-0", ns + "/v-1"}, Gangs: []string{"PodGang ns/low"},
-		Nodes: map[string]Resources{"node-a": {GPU: 4}, "node-b": {GPU: 4}}, Since: clk.t, Until: until})
+		Nodes: map[string]Resources{"node-a": {GPU: 4}, "node-b": {GPU: 4}}, Since: clk.t, Until: until, Priority: 1000})
 
-	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 || h[0].Gang != k || h[0].Reserved.GPU != 4 || !h[0].Until.Equal(until) {
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 || h[0].Gang != k || h[0].Reserved.GPU != 4 || !h[0].Until.Equal(until) ||
+		!h[0].Preemption || h[0].Priority != 1000 {
 		t.Fatalf("holds on node-a = %+v, want 4 GPUs for %s until the preemption's window ends", h, k)
 	}
 	if h := s.HoldsOn("node-a", k); len(h) != 0 {

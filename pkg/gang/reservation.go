@@ -33,6 +33,10 @@ type Hold struct {
 	// when it is the gang's own: that gang's pods still on the node count as taken back too,
 	// since they occupy what is held.
 	Replaces Key
+	// Preemption marks the room a preemptor gang holds while its victims terminate; Priority
+	// is the preemptor's (a pod of higher priority is not kept out by it).
+	Preemption bool
+	Priority   int32
 }
 
 // ReservationFromPodGang reads the annotation; nil when absent or unreadable.
@@ -122,6 +126,9 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 			h := Hold{Gang: k, Reserved: res, Until: s.holdUntilLocked(e, r)}
 			if e.spec != nil && r == e.reused && e.spec.ReuseFrom != k {
 				h.Replaces = e.spec.ReuseFrom
+			}
+			if r == e.preemptHold && e.preemption != nil {
+				h.Preemption, h.Priority = true, e.preemption.Priority
 			}
 			out = append(out, h)
 		}

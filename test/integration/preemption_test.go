@@ -322,3 +322,62 @@ func TestPreemptionPlainPodTakesWholeGang(t *testing.T) {
 	waitGangGone(t, env, ns, low.Name)
 	env.WaitGangCondition(t, ns, low.Name, gang.ConditionDisruptionTarget, metav1.ConditionTrue, gang.ReasonPreempted, wait)
 }
+
+// The room freed for a preemptor gang is held for it: a pod of the same priority that arrives
+// while the victims terminate (a finalizer keeps them on their nodes here) does not take it
+// when they go, and the gang is placed whole.
+func TestPreemptionRoomHeldForPreemptor(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-h", 2, 8))
+	const finalizer = "test.phalanx.dev/hold"
+	low := wholeNodeGang(ns, "low", 2, prioLow)
+	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), low.PodGang(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range low.Pods() {
+		p.Finalizers = []string{finalizer}
+		env.CreatePods(t, p)
+	}
+	env.WaitGangBound(t, ns, low.Name, 2, wait)
+	release := func() {
+		for _, p := range low.Pods() {
+			patch := []byte(`{"metadata":{"finalizers":null}}`)
+			if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("removing the finalizer of %s: %v", p.Name, err)
+			}
+		}
+	}
+	t.Cleanup(release)
+
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	env.CreateGang(t, high)
+	framework.Eventually(t, wait, "both victims terminating", func(ctx context.Context) (bool, error) {
+		pods, err := env.GangPods(ctx, ns, low.Name)
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range pods {
+			if p.DeletionTimestamp != nil {
+				n++
+			}
+		}
+		return n == 2, nil
+	})
+	env.WaitGangCondition(t, ns, high.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonWaitingForPreemption, wait)
+
+	third := wholeNodeGang(ns, "third", 1, prioHigh).Pod(framework.Group{Name: "w", Pods: 1, MinReplicas: 1, GPUs: 8}, 0)
+	delete(third.Labels, grovev1.LabelPodGang)
+	third.Labels["test.phalanx.dev/gang"] = "third"
+	env.CreatePods(t, third)
+	release()
+	env.WaitGangBound(t, ns, high.Name, 2, wait)
+	if pods, err := env.GangPods(context.Background(), ns, "third"); err != nil {
+		t.Fatal(err)
+	} else if n := framework.CountBound(pods); n != 0 {
+		t.Errorf("the third pod took room held for the preemptor gang")
+	}
+}

@@ -467,7 +467,7 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 				held[n] = held[n].Add(gang.RequestsOf(pod))
 			}
 		}
-		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until})
+		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until, Priority: pre.prio})
 		p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
 	}
 	// Victims waiting in Permit hold no bound node: rejecting them frees it at once.

@@ -23,6 +23,13 @@ func (p *Adapter) heldOn(n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.H
 // there request now (and, for a reservation taken over from a replaced gang, what that gang's
 // pods there request). It also returns the holds that still keep something.
 func HeldOn(store *gang.Store, n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
+	return heldOnFor(store, n, own, nil)
+}
+
+// heldOnFor is HeldOn as pod sees it: a preemption's hold does not keep out a pod of higher
+// priority than its preemptor (it could preempt the preemptor anyway, as kube-scheduler's
+// nominated pods keep out only pods of lower or equal priority). A nil pod sees every hold.
+func heldOnFor(store *gang.Store, n fwk.NodeInfo, own gang.Key, pod *v1.Pod) (gang.Resources, []gang.Hold) {
 	holds := store.HoldsOn(n.Node().Name, own)
 	if len(holds) == 0 {
 		return gang.Resources{}, nil
@@ -30,6 +37,9 @@ func HeldOn(store *gang.Store, n fwk.NodeInfo, own gang.Key) (gang.Resources, []
 	var held gang.Resources
 	var active []gang.Hold
 	for _, h := range holds {
+		if pod != nil && h.Preemption && gang.PodPriority(pod) > h.Priority {
+			continue
+		}
 		var have gang.Resources
 		for _, pi := range n.GetPods() {
 			if k, ok := store.Membership().KeyOf(pi.GetPod()); ok && (k == h.Gang || k == h.Replaces) {
@@ -75,7 +85,7 @@ func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 // what the planner asks of every node it tries, many times per pass.
 func (p *Adapter) checkHolds(pod *v1.Pod, n fwk.NodeInfo) (*fwk.Status, []gang.Hold) {
 	own, _ := p.store.Membership().KeyOf(pod)
-	held, holds := p.heldOn(n, own)
+	held, holds := heldOnFor(p.store, n, own, pod)
 	if len(holds) == 0 || nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
 		return nil, nil
 	}

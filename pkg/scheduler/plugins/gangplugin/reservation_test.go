@@ -72,6 +72,27 @@ func TestFilterHolds(t *testing.T) {
 	}
 }
 
+// A preemptor's hold keeps out pods of its own priority or lower, not a pod of higher
+// priority (which could preempt the preemptor anyway).
+func TestFilterPreemptionHoldByPriority(t *testing.T) {
+	s := storeWithGangs(1, false)
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+	s.StartPreemption(k, gang.Preemption{Victims: []string{"ns/v"}, Nodes: map[string]gang.Resources{"r0": {GPU: 8}},
+		Since: time.Now(), Until: time.Now().Add(time.Minute), Priority: 1000})
+	p := NewAdapter(nil, s, Options{Name: "PodGang", Kind: gang.KindPodGang})
+	free := node("r0", "a", 0) // 8 GPUs free, all held for the preemptor
+	for _, tc := range []struct {
+		prio int32
+		pass bool
+	}{{100, false}, {1000, false}, {2000, true}} {
+		pod := plainPod(8)
+		pod.Spec.Priority = &tc.prio
+		if st := p.FilterHolds(pod, free); st.IsSuccess() != tc.pass {
+			t.Errorf("priority %d: FilterHolds = %v, want pass %v", tc.prio, st, tc.pass)
+		}
+	}
+}
+
 // The Filter runs for every pod on every node: with no hold anywhere it must cost nothing,
 // however many gangs there are (it once walked every gang: half the scheduler's CPU).
 func BenchmarkFilterHoldsNone1000Gangs(b *testing.B) {
