@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,37 @@ const (
 	prioLow  = "phalanx-test-low"
 	prioHigh = "phalanx-test-high"
 )
+
+// preemptionSetup starts the scheduler in a new namespace with n 8-GPU nodes (names from
+// prefix) and the priority classes of the preemption tests.
+func preemptionSetup(t *testing.T, prefix string, n int) (*framework.Env, string) {
+	t.Helper()
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes(prefix, n, 8))
+	return env, ns
+}
+
+// plainPod is a pod of no gang that takes a whole 8-GPU node (test label gang=name).
+func plainPod(ns, name, prio string) *corev1.Pod {
+	p := wholeNodeGang(ns, name, 1, prio).Pod(framework.Group{Name: "w", Pods: 1, MinReplicas: 1, GPUs: 8}, 0)
+	delete(p.Labels, grovev1.LabelPodGang)
+	return p
+}
+
+// expectNoneBound fails when a pod of the test gang name is bound.
+func expectNoneBound(t *testing.T, env *framework.Env, ns, name, what string) {
+	t.Helper()
+	pods, err := env.GangPods(context.Background(), ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := framework.CountBound(pods); n != 0 {
+		t.Errorf("%d %s", n, what)
+	}
+}
 
 func ensurePriorityClasses(t *testing.T, env *framework.Env) {
 	t.Helper()
@@ -94,11 +126,7 @@ func preemptions(t *testing.T, outcome string) float64 {
 // The case: two low-priority gangs of 2 fill 4 nodes; a high-priority gang of 2
 // arrives. One low gang is preempted whole, the other untouched: never one member of each.
 func TestPreemptionTakesOneWholeGang(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-a", 4, 8))
+	env, ns := preemptionSetup(t, "pre-a", 4)
 	lows := []framework.Gang{wholeNodeGang(ns, "low-1", 2, prioLow), wholeNodeGang(ns, "low-2", 2, prioLow)}
 	before := map[string]map[string]types.UID{}
 	for _, g := range lows {
@@ -142,11 +170,7 @@ func TestPreemptionTakesOneWholeGang(t *testing.T) {
 // be made room for by A alone or by B and C together: the fewest gangs rule takes A, although
 // B and C are the smaller and the younger units.
 func TestPreemptionFewestGangs(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-f", 4, 8))
+	env, ns := preemptionSetup(t, "pre-f", 4)
 	a := wholeNodeGang(ns, "a", 2, prioLow)
 	env.CreateGang(t, a)
 	env.WaitGangBound(t, ns, a.Name, 2, wait)
@@ -167,11 +191,7 @@ func TestPreemptionFewestGangs(t *testing.T) {
 
 // A preemptor gang that does not fit even with every lower-priority pod gone preempts nothing.
 func TestPreemptionNothingWhenNoRoom(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-n", 2, 8))
+	env, ns := preemptionSetup(t, "pre-n", 2)
 	low := wholeNodeGang(ns, "low", 2, prioLow)
 	env.CreateGang(t, low)
 	env.WaitGangBound(t, ns, low.Name, 2, wait)
@@ -183,22 +203,14 @@ func TestPreemptionNothingWhenNoRoom(t *testing.T) {
 	waitPreemptions(t, gangplugin.PreemptNoRoom, before)
 	env.WaitGangCondition(t, ns, high.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonInsufficient, wait)
 	expectUntouched(t, env, ns, low.Name, kept)
-	if pods, err := env.GangPods(context.Background(), ns, high.Name); err != nil {
-		t.Fatal(err)
-	} else if n := framework.CountBound(pods); n != 0 {
-		t.Errorf("%d members of the unplaceable preemptor bound", n)
-	}
+	expectNoneBound(t, env, ns, high.Name, "members of the unplaceable preemptor bound")
 }
 
 // A member above its gang's minimum goes before a whole gang: X (3 pods, minimum 2) and Y
 // (1 pod) fill 4 nodes; a high gang of one pod takes X's extra member, X stays established
 // with 2, Y is untouched, and X carries no DisruptionTarget (it is not going away).
 func TestPreemptionMembersAboveMinimumFirst(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-m", 4, 8))
+	env, ns := preemptionSetup(t, "pre-m", 4)
 	x := framework.Gang{Namespace: ns, Name: "x", PriorityClassName: prioLow,
 		Groups: []framework.Group{{Name: "w", Pods: 3, MinReplicas: 2, GPUs: 8}}}
 	env.CreateGang(t, x)
@@ -238,11 +250,7 @@ func TestPreemptionMembersAboveMinimumFirst(t *testing.T) {
 // protected one is the younger and, should both have started in the same second, the first
 // by name: the one chosen without the budget. With it, the other goes.
 func TestPreemptionHonoursPDB(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-p", 4, 8))
+	env, ns := preemptionSetup(t, "pre-p", 4)
 	older, protected := wholeNodeGang(ns, "b-older", 2, prioLow), wholeNodeGang(ns, "a-protected", 2, prioLow)
 	env.CreateGang(t, older)
 	env.WaitGangBound(t, ns, older.Name, 2, wait)
@@ -279,11 +287,7 @@ func TestPreemptionHonoursPDB(t *testing.T) {
 // Equal priority never preempts: a gang of the same priority as the gangs that fill the
 // cluster waits and evicts nothing.
 func TestPreemptionNeverAtEqualPriority(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-e", 2, 8))
+	env, ns := preemptionSetup(t, "pre-e", 2)
 	low := wholeNodeGang(ns, "low", 2, prioLow)
 	env.CreateGang(t, low)
 	env.WaitGangBound(t, ns, low.Name, 2, wait)
@@ -294,29 +298,19 @@ func TestPreemptionNeverAtEqualPriority(t *testing.T) {
 	env.CreateGang(t, same)
 	waitPreemptions(t, gangplugin.PreemptNoCandidates, before)
 	expectUntouched(t, env, ns, low.Name, kept)
-	if pods, err := env.GangPods(context.Background(), ns, same.Name); err != nil {
-		t.Fatal(err)
-	} else if n := framework.CountBound(pods); n != 0 {
-		t.Errorf("%d members of the equal-priority gang bound", n)
-	}
+	expectNoneBound(t, env, ns, same.Name, "members of the equal-priority gang bound")
 }
 
 // A pod of no gang preempts by the same rule: on 2 nodes filled by one gang of 2, a
 // high-priority pod of one node takes the gang whole (both members), never one member that
 // would leave the gang below its minimum.
 func TestPreemptionPlainPodTakesWholeGang(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-s", 2, 8))
+	env, ns := preemptionSetup(t, "pre-s", 2)
 	low := wholeNodeGang(ns, "low", 2, prioLow)
 	env.CreateGang(t, low)
 	env.WaitGangBound(t, ns, low.Name, 2, wait)
 
-	plain := wholeNodeGang(ns, "plain", 1, prioHigh).Pod(framework.Group{Name: "w", Pods: 1, MinReplicas: 1, GPUs: 8}, 0)
-	delete(plain.Labels, grovev1.LabelPodGang)
-	plain.Labels["test.phalanx.dev/gang"] = "plain"
+	plain := plainPod(ns, "plain", prioHigh)
 	env.CreatePods(t, plain)
 	env.WaitGangBound(t, ns, "plain", 1, wait)
 	waitGangGone(t, env, ns, low.Name)
@@ -327,11 +321,7 @@ func TestPreemptionPlainPodTakesWholeGang(t *testing.T) {
 // while the victims terminate (a finalizer keeps them on their nodes here) does not take it
 // when they go, and the gang is placed whole.
 func TestPreemptionRoomHeldForPreemptor(t *testing.T) {
-	env := framework.Shared(t)
-	ensurePriorityClasses(t, env)
-	env.StartScheduler(t, nil)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, nodes("pre-h", 2, 8))
+	env, ns := preemptionSetup(t, "pre-h", 2)
 	const finalizer = "test.phalanx.dev/hold"
 	low := wholeNodeGang(ns, "low", 2, prioLow)
 	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), low.PodGang(), metav1.CreateOptions{}); err != nil {
@@ -369,15 +359,9 @@ func TestPreemptionRoomHeldForPreemptor(t *testing.T) {
 	})
 	env.WaitGangCondition(t, ns, high.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonWaitingForPreemption, wait)
 
-	third := wholeNodeGang(ns, "third", 1, prioHigh).Pod(framework.Group{Name: "w", Pods: 1, MinReplicas: 1, GPUs: 8}, 0)
-	delete(third.Labels, grovev1.LabelPodGang)
-	third.Labels["test.phalanx.dev/gang"] = "third"
+	third := plainPod(ns, "third", prioHigh)
 	env.CreatePods(t, third)
 	release()
 	env.WaitGangBound(t, ns, high.Name, 2, wait)
-	if pods, err := env.GangPods(context.Background(), ns, "third"); err != nil {
-		t.Fatal(err)
-	} else if n := framework.CountBound(pods); n != 0 {
-		t.Errorf("the third pod took room held for the preemptor gang")
-	}
+	expectNoneBound(t, env, ns, "third", "third pod took room held for the preemptor gang")
 }

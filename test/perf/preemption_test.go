@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,12 +14,10 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
-	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 )
 
 // PreemptionWorkload fills every node with low-priority gangs (bound before the scheduler
@@ -66,21 +62,8 @@ func runPreemption(t *testing.T, root string, cfg Config, wl PreemptionWorkload)
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), NoKwok: true, CRDDir: filepath.Join(root, "manifests", "crds")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, kube, client := startCluster(t, root, dir)
 	defer cluster.Stop()
-	if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
-		t.Fatal(err)
-	}
-	cc := *cluster.Config
-	cc.QPS, cc.Burst = 2000, 4000
-	kube := kubernetes.NewForConfigOrDie(&cc)
-	client := versioned.NewForConfigOrDie(&cc)
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	for name, v := range map[string]int32{"perf-low": 100, "perf-high": 1000} {
 		if _, err := kube.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -144,33 +127,20 @@ func runPreemption(t *testing.T, root string, cfg Config, wl PreemptionWorkload)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rv := list.ResourceVersion
-		for wctx.Err() == nil {
-			w, err := kube.CoreV1().Pods(ns).Watch(wctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
-			if err != nil {
-				time.Sleep(100 * time.Millisecond) // retry of a failed watch call, not a wait for a condition
-				continue
-			}
-			for ev := range w.ResultChan() {
-				p, ok := ev.Object.(*corev1.Pod)
-				if !ok {
-					continue
+		watchPods(wctx, kube, list.ResourceVersion, func(t watch.EventType, p *corev1.Pod) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case strings.HasPrefix(p.Name, "low-") && (t == watch.Deleted || p.DeletionTimestamp != nil):
+				if _, seen := lowGone[p.Name]; !seen {
+					lowGone[p.Name] = time.Now()
 				}
-				rv = p.ResourceVersion
-				mu.Lock()
-				switch {
-				case strings.HasPrefix(p.Name, "low-") && (ev.Type == watch.Deleted || p.DeletionTimestamp != nil):
-					if _, seen := lowGone[p.Name]; !seen {
-						lowGone[p.Name] = time.Now()
-					}
-				case strings.HasPrefix(p.Name, "high-") && ev.Type != watch.Deleted && p.Spec.NodeName != "":
-					if _, seen := highBound[p.Name]; !seen {
-						highBound[p.Name] = time.Now()
-					}
+			case strings.HasPrefix(p.Name, "high-") && t != watch.Deleted && p.Spec.NodeName != "":
+				if _, seen := highBound[p.Name]; !seen {
+					highBound[p.Name] = time.Now()
 				}
-				mu.Unlock()
 			}
-		}
+		})
 	}()
 
 	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg, 0)
@@ -178,23 +148,12 @@ func runPreemption(t *testing.T, root string, cfg Config, wl PreemptionWorkload)
 		t.Fatal(err)
 	}
 	highPods := wl.HighGangs * wl.GangSize
-	last, lastCount := time.Now(), 0
-	for {
-		time.Sleep(200 * time.Millisecond) // sampling progress, not waiting for a condition
+	runUntilQuiet(start, 5*time.Minute, func() (int, bool) {
 		mu.Lock()
-		n := len(highBound) + len(lowGone)
-		bound := len(highBound)
-		mu.Unlock()
-		if n != lastCount {
-			last, lastCount = time.Now(), n
-		}
-		if bound == highPods || (n > 0 && time.Since(last) > 20*time.Second) || time.Since(start) > 5*time.Minute {
-			break
-		}
-	}
-	cpu, _ := usage(sched.Process.Pid)
-	_ = sched.Process.Signal(syscall.SIGKILL)
-	_, _ = sched.Process.Wait()
+		defer mu.Unlock()
+		return len(highBound) + len(lowGone), len(highBound) == highPods
+	})
+	cpu, _ := stopScheduler(sched)
 	end := time.Now()
 	if keep := os.Getenv("PHALANX_PERF_KEEP"); keep != "" {
 		_ = exec.Command("cp", "-r", dir, keep).Run()

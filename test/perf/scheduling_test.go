@@ -142,23 +142,8 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), NoKwok: true,
-		CRDDir:        filepath.Join(root, "manifests", "crds"),
-		APIServerArgs: []string{"--feature-gates=GenericWorkload=true", "--runtime-config=scheduling.k8s.io/v1beta1=true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, kube, client := startCluster(t, root, dir, "--feature-gates=GenericWorkload=true", "--runtime-config=scheduling.k8s.io/v1beta1=true")
 	defer cluster.Stop()
-	if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
-		t.Fatal(err)
-	}
-	cc := *cluster.Config
-	cc.QPS, cc.Burst = 2000, 4000
-	kube := kubernetes.NewForConfigOrDie(&cc)
-	client := versioned.NewForConfigOrDie(&cc)
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	if err := createNodes(ctx, kube, wl.Nodes); err != nil {
 		t.Fatal(err)
 	}
@@ -242,29 +227,16 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rv := list.ResourceVersion
-		for wctx.Err() == nil {
-			w, err := kube.CoreV1().Pods(ns).Watch(wctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
-			if err != nil {
-				time.Sleep(100 * time.Millisecond) // retry of a failed watch call, not a wait for a condition
-				continue
+		watchPods(wctx, kube, list.ResourceVersion, func(t watch.EventType, p *corev1.Pod) {
+			if t == watch.Deleted || t == watch.Bookmark || p.Spec.NodeName == "" || strings.HasPrefix(p.Name, "prefill-") {
+				return
 			}
-			for ev := range w.ResultChan() {
-				p, ok := ev.Object.(*corev1.Pod)
-				if !ok {
-					continue
-				}
-				rv = p.ResourceVersion
-				if ev.Type == watch.Deleted || ev.Type == watch.Bookmark || p.Spec.NodeName == "" || strings.HasPrefix(p.Name, "prefill-") {
-					continue
-				}
-				mu.Lock()
-				if _, seen := bound[p.Name]; !seen {
-					bound[p.Name] = time.Now()
-				}
-				mu.Unlock()
+			mu.Lock()
+			if _, seen := bound[p.Name]; !seen {
+				bound[p.Name] = time.Now()
 			}
-		}
+			mu.Unlock()
+		})
 	}()
 
 	pprofPort := 0
@@ -296,25 +268,12 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			_ = os.WriteFile(profile, raw, 0o644)
 		}()
 	}
-	last, lastCount := time.Now(), 0
-	for {
-		time.Sleep(200 * time.Millisecond) // sampling the bind count, not waiting for a condition
+	runUntilQuiet(start, 10*time.Minute, func() (int, bool) {
 		mu.Lock()
-		n := len(bound)
-		mu.Unlock()
-		if n != lastCount {
-			last, lastCount = time.Now(), n
-		}
-		// 20 s without a bind ends the run once binds began; before the first one the
-		// scheduler may still be syncing its informers or in a long first cycle (the in-tree
-		// pod-group cycle on 5,000 nodes took longer than 20 s), so only the 10 min cap applies.
-		if n == pods || (n > 0 && time.Since(last) > 20*time.Second) || time.Since(start) > 10*time.Minute {
-			break
-		}
-	}
-	cpu, rss := usage(sched.Process.Pid)
-	_ = sched.Process.Signal(syscall.SIGKILL)
-	_, _ = sched.Process.Wait()
+		defer mu.Unlock()
+		return len(bound), len(bound) == pods
+	})
+	cpu, rss := stopScheduler(sched)
 	writesAfter, err := apiWrites(ctx, kube)
 	if err != nil {
 		t.Fatal(err)
@@ -353,6 +312,77 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
 	}
 	return r
+}
+
+// runUntilQuiet samples progress (a count of what happened, and whether all of it did) every
+// 200 ms until it is done, or 20 s pass without progress once something happened, or limit
+// passes from start. Before the first event the scheduler may still be syncing its informers
+// or in a long first cycle (the in-tree pod-group cycle on 5,000 nodes took longer than 20 s),
+// so only limit applies then.
+func runUntilQuiet(start time.Time, limit time.Duration, progress func() (int, bool)) {
+	last, lastCount := time.Now(), 0
+	for {
+		time.Sleep(200 * time.Millisecond) // sampling progress, not waiting for a condition
+		n, done := progress()
+		if n != lastCount {
+			last, lastCount = time.Now(), n
+		}
+		if done || (n > 0 && time.Since(last) > 20*time.Second) || time.Since(start) > limit {
+			return
+		}
+	}
+}
+
+// stopScheduler kills the scheduler and returns its CPU seconds and peak RSS (MiB).
+func stopScheduler(sched *exec.Cmd) (cpu, rssMiB float64) {
+	cpu, rssMiB = usage(sched.Process.Pid)
+	_ = sched.Process.Signal(syscall.SIGKILL)
+	_, _ = sched.Process.Wait()
+	return cpu, rssMiB
+}
+
+// startCluster starts a fresh control plane in dir (no KWOK) with the CRDs and the perf
+// namespace, and returns it (the caller stops it) with clients that are not rate-limited.
+func startCluster(t *testing.T, root, dir string, apiServerArgs ...string) (*localcluster.Cluster, kubernetes.Interface, versioned.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	crds := filepath.Join(root, "manifests", "crds")
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), NoKwok: true, CRDDir: crds, APIServerArgs: apiServerArgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := localcluster.InstallCRDs(ctx, cluster.Config, crds); err != nil {
+		cluster.Stop()
+		t.Fatal(err)
+	}
+	cc := *cluster.Config
+	cc.QPS, cc.Burst = 2000, 4000
+	kube := kubernetes.NewForConfigOrDie(&cc)
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		cluster.Stop()
+		t.Fatal(err)
+	}
+	return cluster, kube, versioned.NewForConfigOrDie(&cc)
+}
+
+// watchPods calls seen for every pod event in the namespace from resourceVersion rv until
+// ctx ends; a watch the API server ends is started again from the last resourceVersion seen.
+func watchPods(ctx context.Context, kube kubernetes.Interface, rv string, seen func(watch.EventType, *corev1.Pod)) {
+	for ctx.Err() == nil {
+		w, err := kube.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			time.Sleep(100 * time.Millisecond) // retry of a failed watch call, not a wait for a condition
+			continue
+		}
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			rv = p.ResourceVersion
+			seen(ev.Type, p)
+		}
+	}
 }
 
 // apiWrites reads the API server's apiserver_request_total and sums the mutating requests

@@ -111,12 +111,7 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 		}
 		return func(n fwk.NodeInfo) int64 { return gangScore(member, n) }
 	}}
-	if p.store.HasActiveHolds() {
-		in.Filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
-			st, _ := p.checkHolds(pod, n)
-			return st
-		}
-	}
+	in.Filter = p.holdsFilter()
 	res, err := pl.Plan(ctx, in)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("planning %s: %w", k, err)), true
@@ -136,6 +131,17 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 	p.setPlan(k, res.Nodes)
 	klog.FromContext(ctx).V(4).Info("Gang planned", "gang", k.String(), "members", len(res.Nodes))
 	return &fwk.PreFilterResult{NodeNames: sets.New(res.Nodes[pod.Name])}, nil, true
+}
+
+// holdsFilter is the planner's check of the holds of other gangs (nil when none is active).
+func (p *Adapter) holdsFilter() func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	if !p.store.HasActiveHolds() {
+		return nil
+	}
+	return func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+		st, _ := p.checkHolds(pod, n)
+		return st
+	}
 }
 
 func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {

@@ -62,8 +62,9 @@ type victimChoice struct {
 	nodes map[string]string // where the preemptor's pods go once the units are gone
 }
 
-// preemptFor is PostFilter's preemption for pod: it returns a result nominating pod's node
-// and Success when victims were evicted, or nil and a status that says why nothing was.
+// preemptFor is PostFilter's preemption for pod: Success when victims were evicted (a pod of
+// no gang is nominated to its node; a gang's room is held instead), or nil and a status that
+// says why nothing was.
 func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterResult, *fwk.Status) {
 	logger := klog.FromContext(ctx)
 	kind := "Pod"
@@ -264,13 +265,7 @@ func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor,
 func (p *Adapter) selectIn(ctx context.Context, pl Planner, pre *preemptor, domain []fwk.NodeInfo, units []gang.Unit) (*victimChoice, error) {
 	var planErr error
 	plan := func(chosen []gang.Unit) map[string]string {
-		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victimPods(chosen)}
-		if p.store.HasActiveHolds() {
-			in.Filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
-				st, _ := p.checkHolds(pod, n)
-				return st
-			}
-		}
+		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victimPods(chosen), Filter: p.holdsFilter()}
 		res, err := pl.Plan(ctx, in)
 		if err != nil {
 			planErr = err
