@@ -45,6 +45,8 @@ type rollout struct {
 	// revision, which OnDelete leaves until they are deleted.
 	onDelete        bool
 	waitingDeletion int
+	// paused is set while updateStrategy.paused holds the update (its units plan no step).
+	paused bool
 }
 
 // replicasUnitName is the update unit of the PodCliqueSet replicas (ReplicaRecreate).
@@ -75,6 +77,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		gangsOf[r] = append(gangsOf[r], g)
 	}
 	unavailable := map[string]int{}
+	paused := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Paused
 	var replicas []update.Replica
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
 		rep := update.Replica{Index: r, Scheduled: len(gangsOf[strconv.Itoa(r)]) > 0}
@@ -117,6 +120,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		}
 		for ui := range rep.Units {
 			u := &rep.Units[ui]
+			u.Paused = paused
 			if _, ok := blocked[u.Name]; ok {
 				u.SurgeBlocked = true
 				_, unavailable[u.Name], _ = update.Budgets(*u)
@@ -129,6 +133,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	var replicaUnit update.Unit
 	if recreate {
 		replicaUnit = replicasUnit(pcs, obs, hashes)
+		replicaUnit.Paused = paused
 		if _, ok := blocked[replicaUnit.Name]; ok {
 			replicaUnit.SurgeBlocked = true
 			_, unavailable[replicaUnit.Name], _ = update.Budgets(replicaUnit)
@@ -175,7 +180,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
 		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
-		onDelete: onDelete}
+		onDelete: onDelete, paused: paused && !onDelete}
 	if onDelete {
 		ro.waitingDeletion = waitingDeletion
 	}
@@ -418,6 +423,15 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		} else {
 			c.Status, c.Reason = metav1.ConditionUnknown, "WaitingForDeletion"
 			c.Message = fmt.Sprintf("updateStrategy OnDelete: %d pods run an older revision than %s; each is recreated at it when deleted", ro.waitingDeletion, rev)
+		}
+	case ro.paused && !ro.plan.Done && p.UpdateEndedAt == nil:
+		// Paused: no update step is taken, so no progress is due; the deadline runs again
+		// from the moment the update resumes.
+		p.LastProgressAt = &now
+		c.Status, c.Reason = metav1.ConditionUnknown, grovev1.ReasonPaused
+		c.Message = "updateStrategy.paused: the update to revision " + rev + " takes no step until paused is false"
+		if ro.plan.Waiting != "" {
+			c.Message += "; " + ro.plan.Waiting
 		}
 	case ro.plan.Done || p.UpdateEndedAt != nil:
 		// Done: every unit of every replica is done by its own plan. Once the update of this

@@ -50,6 +50,11 @@ type Unit struct {
 	// member is created (those that exist are kept); the update goes on within maxUnavailable
 	// where that is > 0 and waits otherwise.
 	SurgeBlocked bool
+	// Paused (updateStrategy.paused): the update takes no step. Holes below the desired count
+	// are still filled (self-healing, scale-out) and members above it removed (scale-in), but
+	// no member of an older revision is replaced, no surge member is created, and the surge
+	// members of an update in flight are kept until it resumes.
+	Paused bool
 }
 
 // ActionType says what an action does.
@@ -138,6 +143,9 @@ func PlanUnit(u Unit) (Result, error) {
 	maxSurge, maxUnavailable, err := Budgets(u)
 	if err != nil {
 		return Result{}, err
+	}
+	if u.Paused {
+		return planPaused(u, maxSurge, maxUnavailable), nil
 	}
 	byIndex := map[int]Member{}
 	total, available := 0, 0
@@ -310,4 +318,67 @@ func waitingFor(u Unit, available, minAvailable, total, maxTotal int) string {
 		return fmt.Sprintf("at desired + maxSurge (%d) and no member can be made unavailable (%d available, minimum %d)", maxTotal, available, minAvailable)
 	}
 	return "no step possible within the budgets"
+}
+
+// planPaused is PlanUnit for a paused unit: holes below the desired count are filled from the
+// target revision (lowest first, within desired + maxSurge), members above it go (highest
+// first) unless they are the surge members of an update in flight (members at the target
+// revision while members of an older revision remain below the desired count). Nothing else.
+func planPaused(u Unit, maxSurge, maxUnavailable int) Result {
+	var res Result
+	byIndex := map[int]Member{}
+	outdated, total, available, regularReady := 0, len(u.Members), 0, 0
+	for _, m := range u.Members {
+		byIndex[m.Index] = m
+		if m.Terminating {
+			continue
+		}
+		if m.Available {
+			available++
+		}
+		if m.Index < u.Desired && m.Revision != u.Target {
+			outdated++
+		}
+		if m.Index < u.Desired && m.Revision == u.Target && m.Available {
+			regularReady++
+		}
+	}
+	// An available member above the desired count goes only within the unavailable budget,
+	// unless every member below it is available (as PlanUnit removes surge members).
+	canDelete := available - (u.Desired - maxUnavailable)
+	regularDone := outdated == 0 && regularReady == u.Desired
+	created := 0
+	for i := 0; i < u.Desired; i++ {
+		if _, ok := byIndex[i]; ok || total+created >= u.Desired+maxSurge {
+			continue
+		}
+		res.Actions = append(res.Actions, Action{Unit: u.Name, Type: Create, Index: i, Revision: u.Target, Reason: "fill index below the desired count (paused: self-healing and scale-out only)"})
+		created++
+	}
+	var excess []Member
+	for _, m := range u.Members {
+		if m.Index >= u.Desired && !m.Terminating && !(outdated > 0 && m.Revision == u.Target) {
+			excess = append(excess, m)
+		}
+	}
+	sort.Slice(excess, func(i, j int) bool { return excess[i].Index > excess[j].Index })
+	for _, m := range excess {
+		if m.Available && !regularDone {
+			if canDelete <= 0 {
+				continue
+			}
+			canDelete--
+		}
+		res.Actions = append(res.Actions, Action{Unit: u.Name, Type: Delete, Index: m.Index, Revision: m.Revision, Surge: true, Reason: "remove a member above the desired count (paused: scale-in)"})
+	}
+	if outdated > 0 {
+		res.Waiting = fmt.Sprintf("paused: %d members run an older revision than %s", outdated, u.Target)
+		return res
+	}
+	done := len(res.Actions) == 0 && total == u.Desired
+	for _, m := range u.Members {
+		done = done && m.Index < u.Desired && !m.Terminating && m.Available
+	}
+	res.Done = done
+	return res
 }

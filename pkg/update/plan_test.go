@@ -420,3 +420,65 @@ func TestUnhealthyFlapCapped(t *testing.T) {
 		})
 	}
 }
+
+// Paused: no member of the old revision is replaced and no surge member is created or
+// removed; a missing member is created (self-healing) and scale-in removes what is above the
+// desired count; resumed, the update completes.
+func TestPausedUnit(t *testing.T) {
+	cases := []struct {
+		name    string
+		unit    Unit
+		want    []string
+		waiting string
+		done    bool
+	}{
+		{name: "update not started: nothing",
+			unit:    Unit{Desired: 3, Members: oldMembers(3)},
+			waiting: "paused: 3 members run an older revision than new"},
+		{name: "mid-update: the surge member is kept, nothing replaced",
+			unit: Unit{Desired: 3, Members: append(oldMembers(3)[1:], Member{Index: 0, Revision: "new", Available: true}, Member{Index: 3, Revision: "new", Available: true})},
+			waiting: "paused: 2 members run an older revision than new"},
+		{name: "a lost member is recreated at the target",
+			unit: Unit{Desired: 3, Members: oldMembers(3)[1:]},
+			want: []string{"create u[0]"}, waiting: "paused: 2 members run an older revision than new"},
+		{name: "scale-in removes what is above the desired count",
+			unit: Unit{Desired: 2, Members: oldMembers(3)},
+			want: []string{"delete u[2] (surge)"}, waiting: "paused: 2 members run an older revision than new"},
+		{name: "an update already complete is done",
+			unit: Unit{Desired: 2, Members: []Member{{Index: 0, Revision: "new", Available: true}, {Index: 1, Revision: "new", Available: true}}},
+			done: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := tc.unit
+			u.Name, u.Target, u.MaxSurge, u.MaxUnavailable, u.Paused = "u", "new", one, zero, true
+			res, err := PlanUnit(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range res.Actions {
+				got = append(got, a.String())
+			}
+			if strings.Join(got, ", ") != strings.Join(tc.want, ", ") || res.Waiting != tc.waiting || res.Done != tc.done {
+				t.Errorf("got %v waiting %q done %v; want %v waiting %q done %v", got, res.Waiting, res.Done, tc.want, tc.waiting, tc.done)
+			}
+		})
+	}
+	// Resumed, the same unit rolls on to the end.
+	s := newSim(t, 3, one, zero, oldMembers(3)...)
+	s.unit.Paused = true
+	for i := 0; i < 5; i++ {
+		if s.step().Done {
+			t.Fatal("a paused update reported done")
+		}
+	}
+	if got := s.indices(); got != "0:old 1:old 2:old" {
+		t.Fatalf("paused for 5 steps, members %s", got)
+	}
+	s.unit.Paused = false
+	s.run(30)
+	if got := s.indices(); got != "0:new 1:new 2:new" {
+		t.Errorf("resumed, members %s", got)
+	}
+}

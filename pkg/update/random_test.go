@@ -71,7 +71,14 @@ func simulate(seed int64) string {
 		members = append(members, &simMember{Member: Member{Index: i, Revision: "old", Available: true}, placed: true})
 	}
 	roomForSurge := capacity >= desired+surge || surge == 0
+	// Sometimes the update is paused for a while (updateStrategy.paused): no step of it then.
+	pauseFrom, pauseTo := -1, -1
+	if r.Intn(3) == 0 {
+		pauseFrom = r.Intn(20)
+		pauseTo = pauseFrom + 1 + r.Intn(30)
+	}
 	for step := 0; step < 400; step++ {
+		u.Paused = step >= pauseFrom && step < pauseTo
 		// world moves: terminating members go, created ones get placed and become ready
 		var next []*simMember
 		placed := 0
@@ -121,6 +128,11 @@ func simulate(seed int64) string {
 			}
 			return ""
 		}
+		if u.Paused {
+			if msg := pausedStepViolation(u, res); msg != "" {
+				return fmt.Sprintf("step %d (paused): %s", step, msg)
+			}
+		}
 		// a crash may cut the step short after any action
 		actions := res.Actions
 		if len(actions) > 0 && r.Intn(4) == 0 {
@@ -168,6 +180,28 @@ func simulate(seed int64) string {
 	}
 	if !failures && roomForSurge {
 		return fmt.Sprintf("not done after 400 steps (desired %d, surge %d, unavailable %d, capacity %d)", desired, surge, unavail, capacity)
+	}
+	return ""
+}
+
+// pausedStepViolation reports a step that a paused unit must not take: a member of an older
+// revision replaced, a surge member created, the surge member of an update in flight removed.
+func pausedStepViolation(u Unit, res Result) string {
+	revision := map[int]string{}
+	outdated := false
+	for _, m := range u.Members {
+		revision[m.Index] = m.Revision
+		outdated = outdated || (m.Index < u.Desired && !m.Terminating && m.Revision != u.Target)
+	}
+	for _, a := range res.Actions {
+		switch {
+		case a.Type == Create && a.Index >= u.Desired:
+			return fmt.Sprintf("surge member %d created", a.Index)
+		case a.Type == Delete && a.Index < u.Desired:
+			return fmt.Sprintf("member %d (revision %s) deleted", a.Index, revision[a.Index])
+		case a.Type == Delete && outdated && revision[a.Index] == u.Target:
+			return fmt.Sprintf("surge member %d of the paused update removed", a.Index)
+		}
 	}
 	return ""
 }

@@ -449,3 +449,73 @@ func TestOnDelete(t *testing.T) {
 	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v2", 3)
 	progressing("UpdateComplete")
 }
+
+// updateStrategy.paused (#19): a template change while paused replaces nothing and says
+// Progressing=Unknown/Paused with no deadline running; a deleted pod still comes back (from
+// the newest template, at its index); resumed, the update completes.
+func TestPausedUpdate(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("paused", 4))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "w", 1, 0, 1) // progressDeadlineSeconds 1: a running deadline would show at once
+	pcs.Spec.UpdateStrategy.Paused = true
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "w", 1, 3)
+	images := func() map[string]string {
+		pods, err := env.ListPods(ctx, ns, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range pods {
+			out[p.Name] = string(p.UID) + " " + p.Spec.Containers[0].Image
+		}
+		return out
+	}
+	before := images()
+	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v2")
+	paused := func() *grovev1.PodCliqueSet {
+		var got *grovev1.PodCliqueSet
+		framework.Eventually(t, wait, "Progressing=Unknown/Paused for the new generation", func(ctx context.Context) (bool, error) {
+			p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+			got = p
+			return c != nil && c.ObservedGeneration == p.Generation && c.Reason == grovev1.ReasonPaused && c.Status == metav1.ConditionUnknown, nil
+		})
+		return got
+	}
+	p := paused()
+	if c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing); !strings.Contains(c.Message, "3 members run an older revision") {
+		t.Errorf("Progressing message %q does not count the 3 old pods", c.Message)
+	}
+	if u := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionUpdateInProgress); u == nil || u.Status != metav1.ConditionTrue {
+		t.Errorf("UpdateInProgress %v: a paused update is still in progress", u)
+	}
+	if after := images(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a paused update replaced pods:\nbefore %v\nafter  %v", before, after)
+	}
+
+	// Self-healing goes on: a deleted pod comes back at its index.
+	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, "w-0-worker-1", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "w-0-worker-1 recreated", func(ctx context.Context) (bool, error) {
+		got := images()
+		return got["w-0-worker-1"] != "" && got["w-0-worker-1"] != before["w-0-worker-1"] &&
+			got["w-0-worker-0"] == before["w-0-worker-0"] && got["w-0-worker-2"] == before["w-0-worker-2"] && len(got) == 3, nil
+	})
+	// Still paused, not ProgressDeadlineExceeded, long after the 1 s deadline.
+	paused()
+
+	// Resumed, the update finishes.
+	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) { p.Spec.UpdateStrategy.Paused = false })
+	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v2", 3)
+}

@@ -109,6 +109,12 @@ type PodCliqueSetUpdateStrategy struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+	// Paused stops the update where it is: no member of an older revision is replaced and no
+	// surge member is created or removed while it is true. Scaling and self-healing go on
+	// (a member created meanwhile takes the newest template). The PodCliqueSet reports
+	// Progressing=Unknown with reason Paused, and the progress deadline does not run.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
 }
 
 // RollingUpdateBudget bounds how many members may be unavailable and how many may be created
@@ -424,4 +430,7 @@ const (
 	ConditionUpdateInProgress = "UpdateInProgress"
 
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+	// ReasonPaused is the reason of Progressing=Unknown while updateStrategy.paused holds an
+	// update.
+	ReasonPaused = "Paused"
 )
