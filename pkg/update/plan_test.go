@@ -436,7 +436,7 @@ func TestPausedUnit(t *testing.T) {
 			unit:    Unit{Desired: 3, Members: oldMembers(3)},
 			waiting: "paused: 3 members run an older revision than new"},
 		{name: "mid-update: the surge member is kept, nothing replaced",
-			unit: Unit{Desired: 3, Members: append(oldMembers(3)[1:], Member{Index: 0, Revision: "new", Available: true}, Member{Index: 3, Revision: "new", Available: true})},
+			unit:    Unit{Desired: 3, Members: append(oldMembers(3)[1:], Member{Index: 0, Revision: "new", Available: true}, Member{Index: 3, Revision: "new", Available: true})},
 			waiting: "paused: 2 members run an older revision than new"},
 		{name: "a lost member is recreated at the target",
 			unit: Unit{Desired: 3, Members: oldMembers(3)[1:]},

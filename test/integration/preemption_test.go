@@ -365,3 +365,86 @@ func TestPreemptionRoomHeldForPreemptor(t *testing.T) {
 	env.WaitGangBound(t, ns, high.Name, 2, wait)
 	expectNoneBound(t, env, ns, "third", "third pod took room held for the preemptor gang")
 }
+
+// A scheduler that restarts while the victims of its preemption terminate does not preempt
+// again: the new one finds the preemptor fits once the terminating lower-priority pods are
+// gone, waits for them, and the second low gang is never touched.
+func TestPreemptionAfterRestartWaitsForTerminatingVictims(t *testing.T) {
+	env := framework.Shared(t)
+	ensurePriorityClasses(t, env)
+	stop := env.StartPhalanx(t, framework.Phalanx{})
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, nodes("pre-r", 4, 8))
+	const finalizer = "test.phalanx.dev/hold"
+	var lows []framework.Gang
+	for _, name := range []string{"low-1", "low-2"} {
+		g := wholeNodeGang(ns, name, 2, prioLow)
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range g.Pods() {
+			p.Finalizers = []string{finalizer}
+			env.CreatePods(t, p)
+		}
+		env.WaitGangBound(t, ns, g.Name, 2, wait)
+		lows = append(lows, g)
+	}
+	release := func() {
+		for _, g := range lows {
+			for _, p := range g.Pods() {
+				patch := []byte(`{"metadata":{"finalizers":null}}`)
+				if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					t.Errorf("removing the finalizer of %s: %v", p.Name, err)
+				}
+			}
+		}
+	}
+	t.Cleanup(release)
+
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	env.CreateGang(t, high)
+	var victim, kept string
+	framework.Eventually(t, wait, "one low gang terminating", func(ctx context.Context) (bool, error) {
+		for i, g := range lows {
+			pods, err := env.GangPods(ctx, ns, g.Name)
+			if err != nil {
+				return false, err
+			}
+			n := 0
+			for _, p := range pods {
+				if p.DeletionTimestamp != nil {
+					n++
+				}
+			}
+			if n == 2 {
+				victim, kept = g.Name, lows[1-i].Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	before := podUIDs(t, env, ns, kept)
+	stop()
+
+	waiting := preemptions(t, gangplugin.PreemptWaiting)
+	env.StartPhalanx(t, framework.Phalanx{})
+	waitPreemptions(t, gangplugin.PreemptWaiting, waiting)
+	for _, p := range mustGangPods(t, env, ns, kept) {
+		if p.DeletionTimestamp != nil {
+			t.Fatalf("the restarted scheduler preempted %s as well", p.Name)
+		}
+	}
+	release()
+	env.WaitGangBound(t, ns, high.Name, 2, wait)
+	waitGangGone(t, env, ns, victim)
+	expectUntouched(t, env, ns, kept, before)
+}
+
+func mustGangPods(t *testing.T, env *framework.Env, ns, name string) []corev1.Pod {
+	t.Helper()
+	pods, err := env.GangPods(context.Background(), ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}

@@ -98,10 +98,36 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
-	var pods []*v1.Pod
+	var pods, dying []*v1.Pod
 	for _, n := range nodes {
 		for _, pi := range n.GetPods() {
 			pods = append(pods, pi.GetPod())
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && gang.PodPriority(v) < pre.prio {
+				dying = append(dying, v)
+			}
+		}
+	}
+	if len(dying) > 0 {
+		// Lower-priority pods already on their way out (a preemption whose record this
+		// scheduler lost in a restart, another scheduler's preemption, a drain) may make the
+		// room: if they do, wait for them instead of choosing more victims.
+		fits := false
+		for _, domain := range p.domainsOf(pre, nodes) {
+			res, err := pl.Plan(ctx, PlanInput{Snapshot: snapshot, Pods: pre.pods, Nodes: domain, Evicted: dying, Filter: p.holdsFilter()})
+			if err != nil {
+				return nil, fwk.AsStatus(fmt.Errorf("planning %s without the terminating pods: %w", pre.label, err))
+			}
+			if fits = res.Failed == nil; fits {
+				break
+			}
+		}
+		if fits {
+			outcome(PreemptWaiting)
+			msg := fmt.Sprintf("%s fits once %d terminating pods of lower priority are gone; it waits for them and preempts nothing more", pre.label, len(dying))
+			if pre.gang != (gang.Key{}) {
+				p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
+			}
+			return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 		}
 	}
 	cands := p.store.PreemptionCandidates(pods, pre.prio, pre.gang, startedAt)
@@ -212,14 +238,8 @@ func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeIn
 // land in one); units whose eviction a PodDisruptionBudget does not allow are used only when
 // no choice without them exists, as upstream does.
 func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor, nodes []fwk.NodeInfo, cands []gang.Candidate) (*victimChoice, error) {
-	domains := [][]fwk.NodeInfo{nodes}
-	if pre.gang != (gang.Key{}) {
-		if spec, ok := p.store.Spec(pre.gang); ok && spec.Pack.Required != "" {
-			domains = splitDomains(nodes, spec.Pack.Required)
-		}
-	}
 	var best *victimChoice
-	for _, domain := range domains {
+	for _, domain := range p.domainsOf(pre, nodes) {
 		inDomain := map[string]bool{}
 		for _, n := range domain {
 			inDomain[n.Node().Name] = true
@@ -336,6 +356,17 @@ func summarize(units []gang.Unit) [4]int64 {
 		out[3] += int64(len(u.Pods))
 	}
 	return out
+}
+
+// domainsOf is where the preemptor may be placed: every node, or with a required packing
+// label each domain of it on its own.
+func (p *Adapter) domainsOf(pre *preemptor, nodes []fwk.NodeInfo) [][]fwk.NodeInfo {
+	if pre.gang != (gang.Key{}) {
+		if spec, ok := p.store.Spec(pre.gang); ok && spec.Pack.Required != "" {
+			return splitDomains(nodes, spec.Pack.Required)
+		}
+	}
+	return [][]fwk.NodeInfo{nodes}
 }
 
 // splitDomains groups nodes by their value of label; nodes without it are in no domain.
