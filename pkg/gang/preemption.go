@@ -61,18 +61,23 @@ func (s *Store) StartPreemption(k Key, p Preemption) {
 }
 
 // VictimGone records that a pod (namespace/name) was deleted: when it was a victim of a
-// preemption, its preemptor waits for one victim less.
-func (s *Store) VictimGone(name string) {
+// preemption, its preemptor waits for one victim less. It returns the preemptor and true when
+// that was its last victim: the caller wakes it (the QueueingHint of the same deletion may have
+// run before this record and skipped it).
+func (s *Store) VictimGone(name string) (Key, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k, ok := s.victimOf[name]
 	if !ok {
-		return
+		return Key{}, false
 	}
 	delete(s.victimOf, name)
-	if e := s.gangs[k]; e != nil {
-		delete(e.victimsLeft, name)
+	e := s.gangs[k]
+	if e == nil {
+		return Key{}, false
 	}
+	delete(e.victimsLeft, name)
+	return k, len(e.victimsLeft) == 0
 }
 
 // WaitsForVictims reports whether the gang's preemption (window open) still waits for a

@@ -38,6 +38,23 @@ func TestPreemptionRecord(t *testing.T) {
 		t.Errorf("a failed attempt replaced the wait for the victims: %+v", s.Status(k).Wait)
 	}
 
+	// The victims go: the gang waits for them until the last one, which wakes it.
+	if !s.WaitsForVictims(k, ns+"/v-0") {
+		t.Error("the deletion of v-0 would wake the gang while v-1 remains")
+	}
+	if pk, last := s.VictimGone(ns + "/v-0"); pk != k || last {
+		t.Errorf("VictimGone(v-0) = %v, %v; want %v, not the last", pk, last, k)
+	}
+	if s.WaitsForVictims(k, ns+"/v-1") {
+		t.Error("the deletion of the last victim would not wake the gang")
+	}
+	if pk, last := s.VictimGone(ns + "/v-1"); pk != k || !last {
+		t.Errorf("VictimGone(v-1) = %v, %v; want %v, the last", pk, last, k)
+	}
+	if _, last := s.VictimGone(ns + "/v-1"); last {
+		t.Error("a victim counted twice")
+	}
+
 	// The quorum binds: the preemption has done its job.
 	s.UpsertPod(pod("hi", "w", 0, bound))
 	s.UpsertPod(pod("hi", "w", 1, bound))

@@ -58,7 +58,11 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				obj = d.Obj
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
-				p.store.VictimGone(pod.Namespace + "/" + pod.Name)
+				if k, last := p.store.VictimGone(pod.Namespace + "/" + pod.Name); last {
+					// The last victim of k's preemption is gone: wake k (its QueueingHint for
+					// this deletion may have run first and skipped it).
+					p.activate(klog.Background(), k, "")
+				}
 				if k, ok := p.keyOf(pod); ok {
 					p.forgetPod(pod)
 					p.status.Enqueue(k)
