@@ -448,3 +448,36 @@ func mustGangPods(t *testing.T, env *framework.Env, ns, name string) []corev1.Po
 	}
 	return pods
 }
+
+// The room is held for an established gang's member too: X (minimum 2, 3 members, high
+// priority) has 2 bound on 2 of 3 nodes and a low pod fills the third; X's third member
+// preempts it, and a pod of X's priority arriving while the victim terminates does not take
+// the node (the hold counts X's bound members, or they would end it at once).
+func TestPreemptionRoomHeldForEstablishedGang(t *testing.T) {
+	env, ns := preemptionSetup(t, "pre-x", 3)
+	const finalizer = "test.phalanx.dev/hold"
+	low := plainPod(ns, "low", prioLow)
+	low.Finalizers = []string{finalizer}
+	env.CreatePods(t, low)
+	env.WaitGangBound(t, ns, "low", 1, wait)
+	release := func() {
+		patch := []byte(`{"metadata":{"finalizers":null}}`)
+		if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), low.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("removing the finalizer of %s: %v", low.Name, err)
+		}
+	}
+	t.Cleanup(release)
+	x := framework.Gang{Namespace: ns, Name: "x", PriorityClassName: prioHigh,
+		Groups: []framework.Group{{Name: "w", Pods: 3, MinReplicas: 2, GPUs: 8}}}
+	env.CreateGang(t, x)
+	env.WaitGangBound(t, ns, x.Name, 2, wait)
+	framework.Eventually(t, wait, "the low pod terminating", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, low.Name, metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp != nil, err
+	})
+	third := plainPod(ns, "third", prioHigh)
+	env.CreatePods(t, third)
+	release()
+	env.WaitGangBound(t, ns, x.Name, 3, wait)
+	expectNoneBound(t, env, ns, "third", "third pod took room held for the established gang's member")
+}

@@ -148,7 +148,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s fits without preemption; nothing is preempted", pre.label))
 	}
 	outcome(PreemptPreempted)
-	msg := p.startPreemption(ctx, pre, choice)
+	msg := p.startPreemption(ctx, pre, choice, nodes)
 	logger.V(2).Info("Preempting for a gang", "preemptor", pre.label, "victims", len(victimPods(choice.units)), "units", len(choice.units))
 	if pre.gang != (gang.Key{}) {
 		// A gang's room is held for it (the hold filters every other pod of the profile off
@@ -438,7 +438,7 @@ func violatesPDB(u gang.Unit, pdbs []*policyv1.PodDisruptionBudget) bool {
 // startPreemption records the preemption, marks and tells the victim gangs, holds the room
 // for the preemptor and evicts the victims off the scheduling path. It returns the message
 // the preemptor's gang waits with.
-func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *victimChoice) string {
+func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *victimChoice, nodes []fwk.NodeInfo) string {
 	victims := victimPods(choice.units)
 	var names, gangs []string
 	var maxGrace int64
@@ -487,7 +487,18 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 	}
 	msg := fmt.Sprintf("preempting %d pods of lower priority (%s) to make room; waiting for them to terminate", len(victims), strings.Join(gangs, ", "))
 	if pre.gang != (gang.Key{}) {
+		// The hold is what the gang will have on each node: what its members there request now
+		// (an established gang preempting for its deficit) plus the preemptor's planned pods. A
+		// reservation counts as taken back once the gang's pods request it all, so the members
+		// it already has must be in it, or they would end the hold at once.
 		held := map[string]gang.Resources{}
+		for _, n := range nodes {
+			for _, pi := range n.GetPods() {
+				if k, ok := p.store.Membership().KeyOf(pi.GetPod()); ok && k == pre.gang && pi.GetPod().DeletionTimestamp == nil {
+					held[n.Node().Name] = held[n.Node().Name].Add(gang.RequestsOf(pi.GetPod()))
+				}
+			}
+		}
 		for _, pod := range pre.pods {
 			if n := choice.nodes[pod.Name]; n != "" {
 				held[n] = held[n].Add(gang.RequestsOf(pod))
