@@ -61,6 +61,37 @@ func expectNoneBound(t *testing.T, env *framework.Env, ns, name, what string) {
 	}
 }
 
+// heldFinalizer keeps a deleted pod on its node (terminating) until the test releases it.
+const heldFinalizer = "test.phalanx.dev/hold"
+
+// createHeld creates the gang (its PodGang, unless pods are given: then those pods alone) with
+// heldFinalizer on every pod, waits until they are bound, and returns the release that removes
+// the finalizers (also run at the end of the test).
+func createHeld(t *testing.T, env *framework.Env, g framework.Gang, pods ...*corev1.Pod) (release func()) {
+	t.Helper()
+	if len(pods) == 0 {
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(g.Namespace).Create(context.Background(), g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pods = g.Pods()
+	}
+	for _, p := range pods {
+		p.Finalizers = []string{heldFinalizer}
+		env.CreatePods(t, p)
+	}
+	env.WaitGangBound(t, g.Namespace, g.Name, len(pods), wait)
+	release = func() {
+		patch := []byte(`{"metadata":{"finalizers":null}}`)
+		for _, p := range pods {
+			if _, err := env.Kube.CoreV1().Pods(g.Namespace).Patch(context.Background(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("removing the finalizer of %s: %v", p.Name, err)
+			}
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
 func ensurePriorityClasses(t *testing.T, env *framework.Env) {
 	t.Helper()
 	for name, value := range map[string]int32{prioLow: 100, prioHigh: 1000} {
@@ -322,25 +353,8 @@ func TestPreemptionPlainPodTakesWholeGang(t *testing.T) {
 // when they go, and the gang is placed whole.
 func TestPreemptionRoomHeldForPreemptor(t *testing.T) {
 	env, ns := preemptionSetup(t, "pre-h", 2)
-	const finalizer = "test.phalanx.dev/hold"
 	low := wholeNodeGang(ns, "low", 2, prioLow)
-	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), low.PodGang(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range low.Pods() {
-		p.Finalizers = []string{finalizer}
-		env.CreatePods(t, p)
-	}
-	env.WaitGangBound(t, ns, low.Name, 2, wait)
-	release := func() {
-		for _, p := range low.Pods() {
-			patch := []byte(`{"metadata":{"finalizers":null}}`)
-			if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("removing the finalizer of %s: %v", p.Name, err)
-			}
-		}
-	}
-	t.Cleanup(release)
+	release := createHeld(t, env, low)
 
 	high := wholeNodeGang(ns, "high", 2, prioHigh)
 	env.CreateGang(t, high)
@@ -375,31 +389,18 @@ func TestPreemptionAfterRestartWaitsForTerminatingVictims(t *testing.T) {
 	stop := env.StartPhalanx(t, framework.Phalanx{})
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, nodes("pre-r", 4, 8))
-	const finalizer = "test.phalanx.dev/hold"
 	var lows []framework.Gang
+	var releases []func()
 	for _, name := range []string{"low-1", "low-2"} {
 		g := wholeNodeGang(ns, name, 2, prioLow)
-		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), g.PodGang(), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range g.Pods() {
-			p.Finalizers = []string{finalizer}
-			env.CreatePods(t, p)
-		}
-		env.WaitGangBound(t, ns, g.Name, 2, wait)
+		releases = append(releases, createHeld(t, env, g))
 		lows = append(lows, g)
 	}
 	release := func() {
-		for _, g := range lows {
-			for _, p := range g.Pods() {
-				patch := []byte(`{"metadata":{"finalizers":null}}`)
-				if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					t.Errorf("removing the finalizer of %s: %v", p.Name, err)
-				}
-			}
+		for _, r := range releases {
+			r()
 		}
 	}
-	t.Cleanup(release)
 
 	high := wholeNodeGang(ns, "high", 2, prioHigh)
 	env.CreateGang(t, high)
@@ -455,18 +456,8 @@ func mustGangPods(t *testing.T, env *framework.Env, ns, name string) []corev1.Po
 // the node (the hold counts X's bound members, or they would end it at once).
 func TestPreemptionRoomHeldForEstablishedGang(t *testing.T) {
 	env, ns := preemptionSetup(t, "pre-x", 3)
-	const finalizer = "test.phalanx.dev/hold"
 	low := plainPod(ns, "low", prioLow)
-	low.Finalizers = []string{finalizer}
-	env.CreatePods(t, low)
-	env.WaitGangBound(t, ns, "low", 1, wait)
-	release := func() {
-		patch := []byte(`{"metadata":{"finalizers":null}}`)
-		if _, err := env.Kube.CoreV1().Pods(ns).Patch(context.Background(), low.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("removing the finalizer of %s: %v", low.Name, err)
-		}
-	}
-	t.Cleanup(release)
+	release := createHeld(t, env, framework.Gang{Namespace: ns, Name: "low"}, low)
 	x := framework.Gang{Namespace: ns, Name: "x", PriorityClassName: prioHigh,
 		Groups: []framework.Group{{Name: "w", Pods: 3, MinReplicas: 2, GPUs: 8}}}
 	env.CreateGang(t, x)

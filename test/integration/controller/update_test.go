@@ -388,32 +388,10 @@ func TestOnDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "w", 1, 3)
-	uids := func() map[string]string {
-		pods, err := env.ListPods(ctx, ns, "w")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, p := range pods {
-			out[p.Name] = string(p.UID) + " " + p.Spec.Containers[0].Image
-		}
-		return out
-	}
+	uids := func() map[string]string { return podIdentities(t, env, ns, "w") }
 	before := uids()
 	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v2")
-	progressing := func(reason string) *grovev1.PodCliqueSet {
-		var got *grovev1.PodCliqueSet
-		framework.Eventually(t, wait, "Progressing "+reason+" for the new generation", func(ctx context.Context) (bool, error) {
-			p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
-			got = p
-			return c != nil && c.ObservedGeneration == p.Generation && c.Reason == reason, nil
-		})
-		return got
-	}
+	progressing := func(reason string) *grovev1.PodCliqueSet { return waitProgressing(t, env, ns, "w", reason, "") }
 	p := progressing("WaitingForDeletion")
 	c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
 	if !strings.Contains(c.Message, "3 pods run an older revision") {
@@ -466,31 +444,11 @@ func TestPausedUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "w", 1, 3)
-	images := func() map[string]string {
-		pods, err := env.ListPods(ctx, ns, "w")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, p := range pods {
-			out[p.Name] = string(p.UID) + " " + p.Spec.Containers[0].Image
-		}
-		return out
-	}
+	images := func() map[string]string { return podIdentities(t, env, ns, "w") }
 	before := images()
 	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v2")
 	paused := func() *grovev1.PodCliqueSet {
-		var got *grovev1.PodCliqueSet
-		framework.Eventually(t, wait, "Progressing=Unknown/Paused for the new generation", func(ctx context.Context) (bool, error) {
-			p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
-			got = p
-			return c != nil && c.ObservedGeneration == p.Generation && c.Reason == grovev1.ReasonPaused && c.Status == metav1.ConditionUnknown, nil
-		})
-		return got
+		return waitProgressing(t, env, ns, "w", grovev1.ReasonPaused, metav1.ConditionUnknown)
 	}
 	p := paused()
 	if c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing); !strings.Contains(c.Message, "3 members run an older revision") {
@@ -518,4 +476,36 @@ func TestPausedUpdate(t *testing.T) {
 	// Resumed, the update finishes.
 	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) { p.Spec.UpdateStrategy.Paused = false })
 	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v2", 3)
+}
+
+// podIdentities is, by pod name, the UID and image of the PodCliqueSet's pods: a pod replaced
+// or updated shows as a changed value.
+func podIdentities(t *testing.T, env *framework.Env, ns, pcs string) map[string]string {
+	t.Helper()
+	pods, err := env.ListPods(context.Background(), ns, pcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range pods {
+		out[p.Name] = string(p.UID) + " " + p.Spec.Containers[0].Image
+	}
+	return out
+}
+
+// waitProgressing waits until the PodCliqueSet's Progressing condition, for its current
+// generation, has reason (and status, when not empty), and returns the object.
+func waitProgressing(t *testing.T, env *framework.Env, ns, name, reason string, status metav1.ConditionStatus) *grovev1.PodCliqueSet {
+	t.Helper()
+	var got *grovev1.PodCliqueSet
+	framework.Eventually(t, wait, "Progressing "+reason+" for the new generation", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+		got = p
+		return c != nil && c.ObservedGeneration == p.Generation && c.Reason == reason && (status == "" || c.Status == status), nil
+	})
+	return got
 }
