@@ -103,7 +103,7 @@ test-e2e: tools build ## End-to-end: manifests/ applied, phalanx-scheduler as 2 
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
 
 perf: tools build ## Performance report into docs/perf (default profile vs Phalanx vs in-tree gangs; preemption vs DefaultPreemption; update costs). Not part of make test.
-	@echo ">> perf harness (3 runs of 8 workloads x 3 configurations: about 40 minutes on 2 cores (36 min measured); PERF_ARGS=-perf.repeat=1 for one run); report: docs/perf/README.md"
+	@echo ">> perf harness (3 runs of 8 workloads x 3 configurations: 40-65 minutes on 2 cores (36 and 64 min measured), then preemption and updates; PERF_ARGS=-perf.repeat=1 for one run); report: docs/perf/README.md"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout 300m -run 'TestPerf$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+(report|update|preemption)_test|^(ok|FAIL|---)'
 
 SIM_RUNS ?= 10000
