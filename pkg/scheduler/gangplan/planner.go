@@ -57,6 +57,10 @@ type Planner struct {
 	// next is where the next member's search starts, as the scheduler's nextStartNodeIndex,
 	// so that equal nodes are not always tried in the same order.
 	next int
+	// nominated: the framework has the scheduler's nominator (Install), and Filter counts the pods of
+	// equal or higher priority nominated to a node (preemptors) as the members' own cycles do;
+	// a plan that ignored them would put a member where its cycle then fails.
+	nominated bool
 }
 
 var _ gangplugin.Planner = &Planner{}
@@ -75,10 +79,12 @@ func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched 
 			pct = cc.ComponentConfig.PercentageOfNodesToScore
 		}
 		pl, err := New(ctx, prof, pct, frameworkruntime.WithInformerFactory(cc.InformerFactory),
-			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig))
+			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig),
+			frameworkruntime.WithPodNominator(sched.SchedulingQueue))
 		if err != nil {
 			return fmt.Errorf("gang planner of profile %s: %w", prof.SchedulerName, err)
 		}
+		pl.nominated = true
 		gangplugin.SetPlanner(h, pl)
 		context.AfterFunc(ctx, func() { gangplugin.SetPlanner(h, nil) })
 	}
@@ -291,7 +297,12 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			reasons["not among the nodes PreFilter allows"]++
 			continue
 		}
-		st := pl.fw.RunFilterPlugins(ctx, state, pod, node)
+		var st *fwk.Status
+		if pl.nominated {
+			st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
+		} else {
+			st = pl.fw.RunFilterPlugins(ctx, state, pod, node)
+		}
 		if st.Code() == fwk.Error {
 			return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, node.Node().Name, st.AsError())
 		}
