@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // Gang-aware preemption (DESIGN.md rule 9) keeps two records in the store: on the preemptor,
@@ -88,7 +89,7 @@ func (s *Store) WaitsForVictims(k Key, gone string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
-	if e == nil || e.preemption == nil || !s.now().Before(e.preemption.Until) {
+	if !s.preemptingLocked(e) {
 		return false
 	}
 	for v := range e.victimsLeft {
@@ -113,10 +114,15 @@ func (s *Store) PreemptionInFlight(k Key) (Preemption, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
-	if e == nil || e.preemption == nil || !s.now().Before(e.preemption.Until) {
+	if !s.preemptingLocked(e) {
 		return Preemption{}, false
 	}
 	return *e.preemption, true
+}
+
+// preemptingLocked reports whether e has a preemption whose window is open.
+func (s *Store) preemptingLocked(e *entry) bool {
+	return e != nil && e.preemption != nil && s.now().Before(e.preemption.Until)
 }
 
 // Disruption says that the scheduler preempted (members of) a gang, and for whom.
@@ -171,24 +177,17 @@ func ClearedDisruptionTarget(live []metav1.Condition, generation int64) (metav1.
 func (s *Store) PreemptionCandidates(pods []*v1.Pod, prio int32, own Key, started func(*v1.Pod) time.Time) []Candidate {
 	var out []Candidate
 	for _, p := range pods {
-		if p.DeletionTimestamp != nil || PodPriority(p) >= prio {
+		if p.DeletionTimestamp != nil || corev1helpers.PodPriority(p) >= prio {
 			continue
 		}
 		if k, ok := s.membership.KeyOf(p); ok && own != (Key{}) && k == own {
 			continue
 		}
-		out = append(out, Candidate{Pod: p, Node: p.Spec.NodeName, Priority: PodPriority(p), GPUs: RequestsOf(p).GPU, Started: started(p)})
+		out = append(out, Candidate{Pod: p, Node: p.Spec.NodeName, Priority: corev1helpers.PodPriority(p), GPUs: RequestsOf(p).GPU, Started: started(p)})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].Pod.Namespace+"/"+out[i].Pod.Name < out[j].Pod.Namespace+"/"+out[j].Pod.Name
+		a, b := out[i].Pod, out[j].Pod
+		return a.Namespace < b.Namespace || (a.Namespace == b.Namespace && a.Name < b.Name)
 	})
 	return out
-}
-
-// PodPriority is the pod's priority (0 when the API server set none).
-func PodPriority(p *v1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
 }

@@ -69,7 +69,7 @@ func (s *Store) SetWait(k Key, w Wait) bool {
 	if e == nil || e.wait == w {
 		return false
 	}
-	if failedAttempt(w.Reason) && e.wait.Reason == ReasonWaitingForPreemption && e.preemption != nil && s.now().Before(e.preemption.Until) {
+	if failedAttempt(w.Reason) && e.wait.Reason == ReasonWaitingForPreemption && s.preemptingLocked(e) {
 		return false
 	}
 	e.wait = w

@@ -208,18 +208,9 @@ func PlanUnit(u Unit) (Result, error) {
 	}
 
 	// Holes below the desired count are filled from the target revision, lowest first.
-	created, blockedHoles := 0, 0
-	for i := 0; i < u.Desired; i++ {
-		if _, ok := byIndex[i]; ok {
-			continue
-		}
-		if total+created >= maxTotal {
-			blockedHoles++
-			continue
-		}
-		add(Action{Type: Create, Index: i, Revision: u.Target, Reason: "fill index below the desired count"})
-		created++
-	}
+	fills, blockedHoles := fillHoles(u, byIndex, total, maxTotal, "fill index below the desired count")
+	res.Actions = append(res.Actions, fills...)
+	created := len(fills)
 
 	// Excess members: indices >= desired (surge members, or what a scale-in left).
 	var excess []Member
@@ -299,6 +290,23 @@ func PlanUnit(u Unit) (Result, error) {
 	return res, nil
 }
 
+// fillHoles creates the missing indices below the desired count from the target revision,
+// lowest first, while total plus those created stays below maxTotal; blocked counts the holes
+// left for want of room.
+func fillHoles(u Unit, byIndex map[int]Member, total, maxTotal int, reason string) (creates []Action, blocked int) {
+	for i := 0; i < u.Desired; i++ {
+		if _, ok := byIndex[i]; ok {
+			continue
+		}
+		if total+len(creates) >= maxTotal {
+			blocked++
+			continue
+		}
+		creates = append(creates, Action{Unit: u.Name, Type: Create, Index: i, Revision: u.Target, Reason: reason})
+	}
+	return creates, blocked
+}
+
 func waitingFor(u Unit, available, minAvailable, total, maxTotal int) string {
 	terminating, notReady := 0, 0
 	for _, m := range u.Members {
@@ -347,14 +355,8 @@ func planPaused(u Unit, maxSurge, maxUnavailable int) Result {
 	// unless every member below it is available (as PlanUnit removes surge members).
 	canDelete := available - (u.Desired - maxUnavailable)
 	regularDone := outdated == 0 && regularReady == u.Desired
-	created := 0
-	for i := 0; i < u.Desired; i++ {
-		if _, ok := byIndex[i]; ok || total+created >= u.Desired+maxSurge {
-			continue
-		}
-		res.Actions = append(res.Actions, Action{Unit: u.Name, Type: Create, Index: i, Revision: u.Target, Reason: "fill index below the desired count (paused: self-healing and scale-out only)"})
-		created++
-	}
+	fills, _ := fillHoles(u, byIndex, total, u.Desired+maxSurge, "fill index below the desired count (paused: self-healing and scale-out only)")
+	res.Actions = append(res.Actions, fills...)
 	var excess []Member
 	for _, m := range u.Members {
 		if m.Index >= u.Desired && !m.Terminating && !(outdated > 0 && m.Revision == u.Target) {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	policylisters "k8s.io/client-go/listers/policy/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -102,7 +103,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 	for _, n := range nodes {
 		for _, pi := range n.GetPods() {
 			pods = append(pods, pi.GetPod())
-			if v := pi.GetPod(); v.DeletionTimestamp != nil && gang.PodPriority(v) < pre.prio {
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && corev1helpers.PodPriority(v) < pre.prio {
 				dying = append(dying, v)
 			}
 		}
@@ -165,7 +166,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 // member never preempts (its update falls back to maxUnavailable instead); a member the
 // quorum does not need leaves preemption to the members it does need.
 func (p *Adapter) preemptorOf(pod *v1.Pod, k gang.Key, member bool) (*preemptor, string) {
-	pre := &preemptor{pods: []*v1.Pod{pod}, prio: gang.PodPriority(pod), label: "pod " + pod.Namespace + "/" + pod.Name}
+	pre := &preemptor{pods: []*v1.Pod{pod}, prio: corev1helpers.PodPriority(pod), label: "pod " + pod.Namespace + "/" + pod.Name}
 	if !member {
 		return pre, ""
 	}
@@ -225,7 +226,7 @@ func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeIn
 			continue
 		}
 		for _, pi := range n.GetPods() {
-			if v := pi.GetPod(); v.DeletionTimestamp != nil && gang.PodPriority(v) < pre.prio {
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && corev1helpers.PodPriority(v) < pre.prio {
 				return true, fmt.Sprintf("%s waits for lower-priority pods terminating on its nominated node %s", pre.label, nominated)
 			}
 		}
@@ -238,6 +239,7 @@ func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeIn
 // land in one); units whose eviction a PodDisruptionBudget does not allow are used only when
 // no choice without them exists, as upstream does.
 func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor, nodes []fwk.NodeInfo, cands []gang.Candidate) (*victimChoice, error) {
+	pdbs := p.listPDBs()
 	var best *victimChoice
 	for _, domain := range p.domainsOf(pre, nodes) {
 		inDomain := map[string]bool{}
@@ -254,7 +256,7 @@ func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor,
 			continue
 		}
 		units := p.store.VictimUnits(dc)
-		allowed, guarded := p.splitByPDB(units)
+		allowed, guarded := splitByPDB(units, pdbs)
 		var choice *victimChoice
 		var err error
 		for _, set := range [][]gang.Unit{allowed, units} {
@@ -391,15 +393,23 @@ func splitDomains(nodes []fwk.NodeInfo, label string) [][]fwk.NodeInfo {
 	return out
 }
 
-// splitByPDB separates the units whose eviction every PodDisruptionBudget allows from those
-// that some budget would not allow (more of the unit's pods match it than its
-// disruptionsAllowed). Without a PDB lister every unit is allowed.
-func (p *Adapter) splitByPDB(units []gang.Unit) (allowed, guarded []gang.Unit) {
+// listPDBs returns the PodDisruptionBudgets preemption honours (none without a lister).
+func (p *Adapter) listPDBs() []*policyv1.PodDisruptionBudget {
 	if p.pdbs == nil {
-		return units, nil
+		return nil
 	}
 	pdbs, err := p.pdbs.List(labels.Everything())
-	if err != nil || len(pdbs) == 0 {
+	if err != nil {
+		return nil
+	}
+	return pdbs
+}
+
+// splitByPDB separates the units whose eviction every PodDisruptionBudget allows from those
+// that some budget would not allow (more of the unit's pods match it than its
+// disruptionsAllowed).
+func splitByPDB(units []gang.Unit, pdbs []*policyv1.PodDisruptionBudget) (allowed, guarded []gang.Unit) {
+	if len(pdbs) == 0 {
 		return units, nil
 	}
 	for _, u := range units {
