@@ -129,17 +129,21 @@ func (o *options) checkOutput() error {
 func (o *options) statusCmd() *cobra.Command {
 	var hold time.Duration
 	cmd := &cobra.Command{
-		Use:     "status pcs/NAME",
-		Short:   "The tree PodCliqueSet -> replicas -> gangs -> pods, the update's progress and what waits",
-		Example: "  kubectl phalanx status pcs/multinode-disaggregated-inference\n  kubectl phalanx status pcs/NAME -o json",
-		Args:    cobra.ExactArgs(1),
+		Use:   "status {pcs/NAME | podgroup/NAME}",
+		Short: "The tree PodCliqueSet -> replicas -> gangs -> pods, the update's progress and what waits; or where an upstream scheduling.k8s.io PodGroup stands",
+		Example: "  kubectl phalanx status pcs/multinode-disaggregated-inference\n  kubectl phalanx status pcs/NAME -o json\n" +
+			"  kubectl phalanx status podgroup/NAME   (a scheduling.k8s.io/v1beta1 PodGroup of the Workload API)",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.checkOutput(); err != nil {
 				return err
 			}
+			if group, err := target(args[0], "podgroup", "podgroups", "podgroups.scheduling.k8s.io"); err == nil && strings.Contains(args[0], "/") {
+				return o.podGroupStatus(cmd.Context(), group)
+			}
 			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
 			if err != nil {
-				return err
+				return fmt.Errorf("%q: expected pcs/NAME or podgroup/NAME", args[0])
 			}
 			kube, client, ns, err := o.clients()
 			if err != nil {
@@ -159,6 +163,24 @@ func (o *options) statusCmd() *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&hold, "reservation-hold", 120*time.Second, "the scheduler's reservationHoldSeconds: a replacement hold younger than this is shown")
 	return cmd
+}
+
+// podGroupStatus prints where an upstream PodGroup stands.
+func (o *options) podGroupStatus(ctx context.Context, name string) error {
+	kube, _, ns, err := o.clients()
+	if err != nil {
+		return err
+	}
+	pg, members, err := inspect.LoadPodGroup(ctx, kube, ns, name)
+	if err != nil {
+		return err
+	}
+	st := inspect.BuildPodGroupStatus(pg, members)
+	if o.output == "json" {
+		return o.printJSON(st)
+	}
+	inspect.RenderPodGroupStatus(o.out, st, o.palette())
+	return nil
 }
 
 func (o *options) whyCmd() *cobra.Command {

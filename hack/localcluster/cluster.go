@@ -58,7 +58,16 @@ type Options struct {
 	NoKwok bool
 	// APIServerArgs are added to kube-apiserver's flags (feature gates, runtime config).
 	APIServerArgs []string
+	// WorkloadAPI serves the upstream Workload API (scheduling.k8s.io/v1beta1 Workload and
+	// PodGroup; its gate is off by default in 1.37): see WorkloadAPIArgs.
+	WorkloadAPI bool
 }
+
+// WorkloadAPIArgs are the kube-apiserver flags that serve scheduling.k8s.io/v1beta1, with the
+// PodGroup fields of its alpha gates that Phalanx reads (schedulingConstraints.topology,
+// preemptionPolicy: without their gates the API server drops them).
+var WorkloadAPIArgs = []string{"--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,PodGroupPreemptionPolicy=true",
+	"--runtime-config=scheduling.k8s.io/v1beta1=true"}
 
 // Cluster is a running local control plane.
 type Cluster struct {
@@ -171,6 +180,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		"--allow-privileged=true",
 		"--v=1",
 	}, o.APIServerArgs...)
+	if o.WorkloadAPI {
+		apiArgs = append(apiArgs, WorkloadAPIArgs...)
+	}
 	api, err := c.spawn(o, "kube-apiserver", apiArgs...)
 	if err != nil {
 		return nil, err
@@ -206,7 +218,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.ControllerManager {
 		kcm, err := c.spawn(o, "kube-controller-manager",
 			"--kubeconfig="+c.Kubeconfig,
-			"--controllers=deployment-controller,replicaset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller",
+			"--controllers=deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller",
 			"--leader-elect=false",
 			"--secure-port=0",
 			"--use-service-account-credentials=false",
@@ -293,10 +305,17 @@ func (c *Cluster) Stop() {
 // on the same port and waits until it is ready. etcd keeps the data. The log of the killed
 // process is kept as kube-apiserver.log.1. Only for a cluster this program started.
 func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	return c.RestartAPIServerWith(ctx)
+}
+
+// RestartAPIServerWith is RestartAPIServer with args added to kube-apiserver's flags from now
+// on (WorkloadAPIArgs turns the Workload API on in a running cluster).
+func (c *Cluster) RestartAPIServerWith(ctx context.Context, args ...string) error {
 	at := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == "kube-apiserver" })
 	if at < 0 || c.apiserver.args == nil {
 		return errors.New("restarting kube-apiserver: this cluster did not start it")
 	}
+	c.apiserver.args = append(c.apiserver.args, args...)
 	old := c.procs[at]
 	_ = old.cmd.Process.Kill()
 	<-old.exited

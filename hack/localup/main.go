@@ -46,6 +46,7 @@ func run(args []string) error {
 	fs.IntVar(&shape.BlocksPerZone, "blocks-per-zone", shape.BlocksPerZone, "blocks per zone (label "+localcluster.LabelZone+")")
 	apiPort := fs.Int("apiserver-port", 6643, "kube-apiserver secure port on 127.0.0.1")
 	etcdPort := fs.Int("etcd-port", 2479, "etcd client port on 127.0.0.1")
+	workloadAPI := fs.Bool("workload-api", true, "serve the upstream Workload API (scheduling.k8s.io/v1beta1 PodGroups: kube-apiserver --feature-gates=GenericWorkload=true --runtime-config=scheduling.k8s.io/v1beta1=true)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -82,6 +83,7 @@ func run(args []string) error {
 			EtcdPeerPort:  *etcdPort + 1,
 			APIServerPort: *apiPort,
 			Detach:        true,
+			WorkloadAPI:   *workloadAPI,
 		})
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -65,6 +66,47 @@ func SpecFromPodGroup(pg *schedulingv1.PodGroup) Spec {
 			r.GPU = q.Value()
 		}
 		s.MinResources = &r
+	}
+	return s
+}
+
+// AnnotationPreferredTopology, on an upstream PodGroup, names a node label whose value
+// Phalanx prefers the group's members to share (the Workload API has required topology only).
+const AnnotationPreferredTopology = "phalanx.dev/preferred-topology-key"
+
+// SpecFromWorkloadPodGroup reads an upstream scheduling.k8s.io PodGroup: one podgroup whose
+// quorum is schedulingPolicy.gang.minCount (1 under the basic policy: no quorum), members are
+// the pods naming it in spec.schedulingGroup. The group was established before when its
+// PodGroupInitiallyScheduled condition is True (upstream's terminal "first placement done").
+// Its required topology constraint is the required packing; priority, preemptionPolicy and
+// disruptionMode feed the queue order and preemption.
+func SpecFromWorkloadPodGroup(pg *schedulingv1beta1.PodGroup) Spec {
+	minCount := int32(1)
+	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
+		minCount = g.MinCount
+	}
+	s := Spec{
+		Key:       Key{Kind: KindWorkloadPodGroup, Namespace: pg.Namespace, Name: pg.Name},
+		UID:       pg.UID,
+		CreatedAt: pg.CreationTimestamp.Time,
+		Scheduled: meta.IsStatusConditionTrue(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled),
+		PodGroups: []PodGroup{{Name: pg.Name, MinReplicas: minCount}},
+		Priority:  pg.Spec.Priority,
+	}
+	if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+		s.Pack.Required = c.Topology[0].Key
+	}
+	s.Pack.Preferred = pg.Annotations[AnnotationPreferredTopology]
+	if p := pg.Spec.PreemptionPolicy; p != nil && *p == schedulingv1beta1.PreemptNever {
+		s.PreemptNever = true
+	}
+	if d := pg.Spec.DisruptionMode; d != nil {
+		switch {
+		case d.All != nil:
+			s.DisruptionMode = DisruptionAll
+		case d.Single != nil:
+			s.DisruptionMode = DisruptionSingle
+		}
 	}
 	return s
 }

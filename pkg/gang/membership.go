@@ -3,6 +3,8 @@ package gang
 import (
 	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -20,13 +22,18 @@ type Membership struct {
 func DefaultMembership() Membership { return Membership{SurgeLabel: grovev1.LabelSurge} }
 
 // KeyOf returns the gang a pod belongs to: a PodGang by grove.io/podgang, else a PodGroup by
-// scheduling.x-k8s.io/pod-group.
+// scheduling.x-k8s.io/pod-group, else an upstream PodGroup by spec.schedulingGroup.podGroupName.
+// A pod that names more than one belongs to the first: an operator that writes both a PodGang
+// and the upstream field (Grove moving to the Workload API) keeps its PodGang's richer rules.
 func (m Membership) KeyOf(pod *v1.Pod) (Key, bool) {
 	if name := pod.Labels[grovev1.LabelPodGang]; name != "" {
 		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
 	}
 	if name := pod.Labels[schedulingv1.LabelPodGroup]; name != "" {
 		return Key{Kind: KindPodGroup, Namespace: pod.Namespace, Name: name}, true
+	}
+	if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil && *g.PodGroupName != "" {
+		return Key{Kind: KindWorkloadPodGroup, Namespace: pod.Namespace, Name: *g.PodGroupName}, true
 	}
 	return Key{}, false
 }
@@ -44,14 +51,21 @@ func (m Membership) IsSurge(pod *v1.Pod) bool {
 	return m.SurgeLabel != "" && pod.Labels[m.SurgeLabel] == "true"
 }
 
-// MemberIndex is the pod's index in its clique (grove.io/podclique-pod-index), or 0.
+// MemberIndex is the pod's index in its clique (grove.io/podclique-pod-index), else its
+// StatefulSet ordinal (apps.kubernetes.io/pod-index) or Job completion index
+// (batch.kubernetes.io/job-completion-index), or 0.
 func MemberIndex(pod *v1.Pod) int {
-	i, err := strconv.Atoi(pod.Labels[grovev1.LabelPodCliquePodIndex])
-	if err != nil {
-		return 0
+	for _, key := range indexLabels {
+		if v, ok := pod.Labels[key]; ok {
+			if i, err := strconv.Atoi(v); err == nil {
+				return i
+			}
+		}
 	}
-	return i
+	return 0
 }
+
+var indexLabels = []string{grovev1.LabelPodCliquePodIndex, appsv1.PodIndexLabel, batchv1.JobCompletionIndexAnnotation}
 
 // StateOf derives a member state from the pod object. Assumed is never derived: only the
 // scheduler knows it (Store.Assume).

@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // Gang-aware preemption (DESIGN.md rule 9) keeps two records in the store: on the preemptor,
@@ -172,19 +171,22 @@ func ClearedDisruptionTarget(live []metav1.Condition, generation int64) (metav1.
 }
 
 // PreemptionCandidates are the pods of nodes that a preemptor of priority prio may evict:
-// lower priority, not terminating, not members of the preemptor's own gang (own; zero Key
+// lower priority (a member's is its gang's, see PriorityOf), not terminating, not members of the preemptor's own gang (own; zero Key
 // for a pod of no gang), not the preemptor pods themselves.
 func (s *Store) PreemptionCandidates(pods []*v1.Pod, prio int32, own Key, started func(*v1.Pod) time.Time) []Candidate {
 	var out []Candidate
+	s.mu.RLock()
 	for _, p := range pods {
-		if p.DeletionTimestamp != nil || corev1helpers.PodPriority(p) >= prio {
+		pp := s.priorityLocked(p)
+		if p.DeletionTimestamp != nil || pp >= prio {
 			continue
 		}
 		if k, ok := s.membership.KeyOf(p); ok && own != (Key{}) && k == own {
 			continue
 		}
-		out = append(out, Candidate{Pod: p, Node: p.Spec.NodeName, Priority: corev1helpers.PodPriority(p), GPUs: RequestsOf(p).GPU, Started: started(p)})
+		out = append(out, Candidate{Pod: p, Node: p.Spec.NodeName, Priority: pp, GPUs: RequestsOf(p).GPU, Started: started(p)})
 	}
+	s.mu.RUnlock()
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pod, out[j].Pod
 		return a.Namespace < b.Namespace || (a.Namespace == b.Namespace && a.Name < b.Name)

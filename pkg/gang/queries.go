@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // PendingNeed is what the gang still has to place to reach quorum: for each podgroup, the
@@ -123,10 +124,13 @@ type QueueKey struct {
 	// established, a member whose index is at or above its podgroup's minReplicas. Extras wait
 	// while any gang of the same priority still needs members for its minimum (first placement
 	// or an established gang's deficit), so freed capacity completes gangs before it grows them.
-	Extra   bool
-	Created time.Time
-	Name    string
-	Index   int
+	Extra bool
+	// Priority is the member's priority for the queue: its gang's (Spec.Priority) when the
+	// gang object sets one, else the pod's.
+	Priority int32
+	Created  time.Time
+	Name     string
+	Index    int
 }
 
 // SortKey is the queue position of a pod's gang; ok is false for pods without a gang. It is
@@ -137,7 +141,7 @@ func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 	if !ok {
 		return QueueKey{}, false
 	}
-	q := QueueKey{Name: k.Name}
+	q := QueueKey{Name: k.Name, Priority: corev1helpers.PodPriority(pod)}
 	s.mu.RLock()
 	e := s.gangs[k]
 	var m *member
@@ -145,6 +149,9 @@ func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 		m = e.members[pod.Name]
 		if e.spec != nil {
 			q.Created = e.spec.CreatedAt
+			if e.spec.Priority != nil {
+				q.Priority = *e.spec.Priority
+			}
 		}
 	}
 	if m != nil && m.UID == pod.UID {
@@ -154,6 +161,32 @@ func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 	}
 	s.mu.RUnlock()
 	return q, true
+}
+
+// PriorityOf is the priority the gang rules give pod: its gang's when the gang object sets one
+// (an upstream PodGroup's spec.priority), else the pod's own.
+func (s *Store) PriorityOf(pod *v1.Pod) int32 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.priorityLocked(pod)
+}
+
+func (s *Store) priorityLocked(pod *v1.Pod) int32 {
+	if k, ok := s.membership.KeyOf(pod); ok {
+		if e := s.gangs[k]; e != nil && e.spec != nil && e.spec.Priority != nil {
+			return *e.spec.Priority
+		}
+	}
+	return corev1helpers.PodPriority(pod)
+}
+
+// PreemptsNever reports whether the gang object forbids its gang to preempt (an upstream
+// PodGroup's preemptionPolicy Never).
+func (s *Store) PreemptsNever(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && e.spec != nil && e.spec.PreemptNever
 }
 
 // extraLocked: member m of e is above its gang's minimum (see QueueKey.Extra).

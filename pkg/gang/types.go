@@ -33,6 +33,9 @@ const (
 	KindPodGang Kind = iota + 1
 	// KindPodGroup is a scheduling.x-k8s.io PodGroup.
 	KindPodGroup
+	// KindWorkloadPodGroup is an upstream scheduling.k8s.io PodGroup (the Workload API):
+	// pods join it with spec.schedulingGroup.podGroupName.
+	KindWorkloadPodGroup
 )
 
 func (k Kind) String() string {
@@ -41,6 +44,8 @@ func (k Kind) String() string {
 		return "PodGang"
 	case KindPodGroup:
 		return "PodGroup"
+	case KindWorkloadPodGroup:
+		return "PodGroup.scheduling.k8s.io"
 	}
 	return "Unknown"
 }
@@ -158,6 +163,21 @@ type Pack struct {
 	Preferred string
 }
 
+// DisruptionMode says how preemption may take a gang's members.
+type DisruptionMode uint8
+
+const (
+	// DisruptionGang is Phalanx's rule: members above their podgroup's minimum (and surge
+	// members) one by one, the rest only with the whole gang.
+	DisruptionGang DisruptionMode = iota
+	// DisruptionSingle: every member may be taken alone (upstream disruptionMode single, set
+	// explicitly).
+	DisruptionSingle
+	// DisruptionAll: the gang is taken whole or not at all, its members above the minimum too
+	// (upstream disruptionMode all).
+	DisruptionAll
+)
+
 // Spec is what the gang object says, in the terms of the rules.
 type Spec struct {
 	Key       Key
@@ -175,6 +195,15 @@ type Spec struct {
 	MinResources *Resources
 	// Reservation, when set, holds capacity for the replacements of deleted members.
 	Reservation *Reservation
+	// Priority, when set, is the gang's priority (an upstream PodGroup's spec.priority): the
+	// queue orders the gang's members by it and preemption compares it, instead of the pods'
+	// own priorities.
+	Priority *int32
+	// PreemptNever: the gang does not preempt (an upstream PodGroup's preemptionPolicy Never).
+	PreemptNever bool
+	// DisruptionMode is how preemption may take the gang's members (an upstream PodGroup's
+	// disruptionMode).
+	DisruptionMode DisruptionMode
 	// ReuseFrom names the gang this one replaces (PodGang spec.reuseReservationRef, set by
 	// another operator; same namespace only). A gang without a Reservation of its own then
 	// reserves what ReuseFrom's members held when the store first saw the reference (see

@@ -31,7 +31,11 @@ type Unit struct {
 	// Whole is set when the unit is a whole gang; otherwise it is one pod (of no gang, or a
 	// member above its gang's minimum).
 	Whole bool
-	Pods  []Candidate
+	// BreaksGang marks a unit of one member that its gang's minimum needs, allowed alone only
+	// by the gang object (disruptionMode single); such units go after the members a gang can
+	// spare and before whole gangs.
+	BreaksGang bool
+	Pods       []Candidate
 	// Priority is the highest priority among the pods, GPUs their sum, Newest the start of
 	// the youngest.
 	Priority int32
@@ -60,7 +64,9 @@ func newUnit(k Key, whole bool, pods []Candidate) Unit {
 // member of the gang is a candidate: a gang that would keep a member the preemptor may not
 // evict cannot be evicted whole (that member would be stranded below the minimum), so only
 // its extras are units. Pods of no gang (or of a gang the store does not know) are units of
-// their own.
+// their own. A gang object's disruption mode changes the member rule: DisruptionSingle makes
+// the members the minimum needs units of their own too (BreaksGang) instead of one whole
+// unit, DisruptionAll allows only the whole gang (its extras included).
 func (s *Store) VictimUnits(cands []Candidate) []Unit {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -86,6 +92,9 @@ func (s *Store) VictimUnits(cands []Candidate) []Unit {
 }
 
 func (s *Store) gangUnitsLocked(e *entry, k Key, cands []Candidate) []Unit {
+	if e.spec.DisruptionMode == DisruptionAll {
+		return wholeGangLocked(e, k, cands)
+	}
 	byName := make(map[string]Candidate, len(cands))
 	for _, c := range cands {
 		byName[c.Pod.Name] = c
@@ -121,8 +130,17 @@ func (s *Store) gangUnitsLocked(e *entry, k Key, cands []Candidate) []Unit {
 			wholeOK = false
 		}
 	}
-	if wholeOK && len(rest) > 0 {
-		sort.Slice(rest, func(a, b int) bool { return rest[a].Pod.Name < rest[b].Pod.Name })
+	sort.Slice(rest, func(a, b int) bool { return rest[a].Pod.Name < rest[b].Pod.Name })
+	switch {
+	case e.spec.DisruptionMode == DisruptionSingle:
+		// The gang object lets each member go alone, those its minimum needs too: they come
+		// after the members the gang can spare (Unit.BreaksGang).
+		for _, c := range rest {
+			u := newUnit(k, false, []Candidate{c})
+			u.BreaksGang = true
+			units = append(units, u)
+		}
+	case wholeOK && len(rest) > 0:
 		units = append(units, newUnit(k, true, rest))
 	}
 	return units
@@ -210,13 +228,17 @@ func SelectVictims(units []Unit, fits func([]Unit) bool) ([]Unit, bool) {
 }
 
 // preferredVictim orders units from the one to evict first: lower priority, a single pod
-// before a whole gang, fewer GPUs, younger, then by name for a stable order.
+// before a whole gang, a pod its gang can spare before one its minimum needs, fewer GPUs,
+// younger, then by name for a stable order.
 func preferredVictim(a, b Unit) bool {
 	if a.Priority != b.Priority {
 		return a.Priority < b.Priority
 	}
 	if a.Whole != b.Whole {
 		return !a.Whole
+	}
+	if a.BreaksGang != b.BreaksGang {
+		return !a.BreaksGang
 	}
 	if a.GPUs != b.GPUs {
 		return a.GPUs < b.GPUs
@@ -225,4 +247,30 @@ func preferredVictim(a, b Unit) bool {
 		return a.Newest.After(b.Newest)
 	}
 	return a.Pods[0].Pod.Name < b.Pods[0].Pod.Name
+}
+
+// wholeGangLocked is the one unit of a gang that may only be taken whole (disruptionMode all):
+// every bound member, surge and above-minimum ones too, or nothing when one of them is not a
+// candidate.
+func wholeGangLocked(e *entry, k Key, cands []Candidate) []Unit {
+	byName := make(map[string]Candidate, len(cands))
+	for _, c := range cands {
+		byName[c.Pod.Name] = c
+	}
+	var all []Candidate
+	for _, m := range e.members {
+		if m.State != Bound {
+			continue
+		}
+		c, ok := byName[m.Name]
+		if !ok {
+			return nil
+		}
+		all = append(all, c)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].Pod.Name < all[b].Pod.Name })
+	return []Unit{newUnit(k, true, all)}
 }

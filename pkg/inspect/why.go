@@ -29,6 +29,8 @@ type Why struct {
 	Phase     string `json:"phase"`
 	Scheduler string `json:"scheduler"`
 	Surge     bool   `json:"surge"`
+	// GangKind is "PodGang" or "PodGroup.scheduling.k8s.io" (the Workload API).
+	GangKind string `json:"gangKind,omitempty"`
 	// Gang is empty for a pod of no gang.
 	Gang        string   `json:"gang,omitempty"`
 	GangRole    string   `json:"gangRole,omitempty"`
@@ -48,11 +50,26 @@ type Why struct {
 	Verdict string `json:"verdict"`
 }
 
-// LoadWhy reads what Why needs about a pod.
+// LoadWhy reads what Why needs about a pod: its gang object (a PodGang, or an upstream
+// scheduling.k8s.io PodGroup named by spec.schedulingGroup), the gang's pods and the pod's
+// FailedScheduling events.
 func LoadWhy(ctx context.Context, kube kubernetes.Interface, client versioned.Interface, namespace, name string) (*Why, error) {
 	pod, err := kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", namespace, name, err)
+	}
+	events, err := kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+		fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("reason", "FailedScheduling")).String()})
+	if err != nil {
+		return nil, err
+	}
+	k, member := gang.DefaultMembership().KeyOf(pod)
+	if member && k.Kind == gang.KindWorkloadPodGroup {
+		pg, members, err := LoadPodGroup(ctx, kube, namespace, k.Name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		return buildWhy(pod, workloadGroupFacts(k.Name, pg, members), events.Items), nil
 	}
 	var pg *schedv1.PodGang
 	var members []corev1.Pod
@@ -70,63 +87,82 @@ func LoadWhy(ctx context.Context, kube kubernetes.Interface, client versioned.In
 		}
 		members = list.Items
 	}
-	events, err := kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
-		fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("reason", "FailedScheduling")).String()})
-	if err != nil {
-		return nil, err
-	}
 	return BuildWhy(pod, pg, members, events.Items), nil
 }
 
-// BuildWhy answers from the pod, its gang (nil when missing), the gang's pods and the pod's
-// FailedScheduling events.
+// gangFacts is what Why reads from a pod's gang object, whatever its kind.
+type gangFacts struct {
+	kind, name, role, base string
+	// found: the gang object exists.
+	found                           bool
+	established                     bool
+	quorum                          []string
+	waiting, reservation, preempted string
+}
+
+// podGangFacts reads a PodGang (nil when missing) and its pods.
+func podGangFacts(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod) gangFacts {
+	f := gangFacts{kind: "PodGang", name: pod.Labels[grovev1.LabelPodGang], base: pod.Labels[grovev1.LabelBasePodGang], role: "base", found: pg != nil}
+	if f.base != "" {
+		f.role = "scaled"
+	}
+	if pg == nil {
+		return f
+	}
+	f.established = meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled)
+	for _, q := range quorumOf(pg, members) {
+		f.quorum = append(f.quorum, fmt.Sprintf("%s: %d bound, %d present, minReplicas %d", q.Name, q.Bound, q.Present, q.Min))
+	}
+	if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
+		f.waiting = c.Reason + ": " + c.Message
+	}
+	if raw := pg.Annotations[schedv1.AnnotationReservation]; raw != "" {
+		if r := gang.ReservationFromPodGang(pg); r != nil {
+			var nodes []string
+			for n := range r.Nodes {
+				nodes = append(nodes, n)
+			}
+			sort.Strings(nodes)
+			f.reservation = fmt.Sprintf("capacity on %s held for its replacements since %s", strings.Join(nodes, ", "), r.Since.UTC().Format(time.RFC3339))
+		}
+	}
+	if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); c != nil && c.Status == metav1.ConditionTrue && c.Reason == gang.ReasonPreempted {
+		f.preempted = "its gang was " + c.Message
+	}
+	return f
+}
+
+// BuildWhy answers from the pod, its PodGang (nil when missing), the gang's pods and the
+// pod's FailedScheduling events.
 func BuildWhy(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod, events []corev1.Event) *Why {
+	if pod.Labels[grovev1.LabelPodGang] == "" {
+		return buildWhy(pod, gangFacts{}, events)
+	}
+	return buildWhy(pod, podGangFacts(pod, pg, members), events)
+}
+
+func buildWhy(pod *corev1.Pod, f gangFacts, events []corev1.Event) *Why {
 	w := &Why{Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName, Phase: string(pod.Status.Phase),
 		Scheduler: pod.Spec.SchedulerName, Surge: gang.DefaultMembership().IsSurge(pod),
-		Gang: pod.Labels[grovev1.LabelPodGang], BaseGang: pod.Labels[grovev1.LabelBasePodGang]}
-	w.GangRole = "base"
-	if w.BaseGang != "" {
-		w.GangRole = "scaled"
-	}
+		GangKind: f.kind, Gang: f.name, GangRole: f.role, BaseGang: f.base,
+		Established: f.established, Quorum: f.quorum, Waiting: f.waiting, Reservation: f.reservation}
 	sort.Slice(events, func(i, j int) bool { return eventTime(events[i]).After(eventTime(events[j])) })
 	if len(events) > 0 {
 		w.LastEvent = events[0].Message
 	}
 	switch {
 	case w.Gang == "":
-		w.GangRole = ""
 		w.Verdict = "the pod belongs to no gang: it is scheduled on its own"
-	case pg == nil:
-		w.Verdict = fmt.Sprintf("its PodGang %s does not exist: the scheduler keeps the pod out of the queue until it does", w.Gang)
-	}
-	if pg != nil {
-		w.Established = meta.IsStatusConditionTrue(pg.Status.Conditions, schedv1.ConditionScheduled)
-		for _, q := range quorumOf(pg, members) {
-			w.Quorum = append(w.Quorum, fmt.Sprintf("%s: %d bound, %d present, minReplicas %d", q.Name, q.Bound, q.Present, q.Min))
-		}
-		if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable); c != nil && c.Status == metav1.ConditionTrue {
-			w.Waiting = c.Reason + ": " + c.Message
-		}
-		if raw := pg.Annotations[schedv1.AnnotationReservation]; raw != "" {
-			if r := gang.ReservationFromPodGang(pg); r != nil {
-				var nodes []string
-				for n := range r.Nodes {
-					nodes = append(nodes, n)
-				}
-				sort.Strings(nodes)
-				w.Reservation = fmt.Sprintf("capacity on %s held for its replacements since %s", strings.Join(nodes, ", "), r.Since.UTC().Format(time.RFC3339))
-			}
-		}
+	case !f.found:
+		w.Verdict = fmt.Sprintf("its %s %s does not exist: the scheduler keeps the pod out of the queue until it does", f.kind, w.Gang)
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonPreemptionByScheduler {
 			w.Preempted = c.Message
 		}
 	}
-	if pg != nil && w.Preempted == "" {
-		if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); c != nil && c.Status == metav1.ConditionTrue && c.Reason == gang.ReasonPreempted {
-			w.Preempted = "its gang was " + c.Message
-		}
+	if w.Preempted == "" {
+		w.Preempted = f.preempted
 	}
 	if w.Verdict == "" {
 		switch {
@@ -169,7 +205,11 @@ func RenderWhy(out io.Writer, w *Why, pal Palette) {
 		if !w.Established {
 			state = pal.paint(pal.Warn, "not established")
 		}
-		fmt.Fprintf(out, "gang PodGang %s (%s)  %s", w.Gang, w.GangRole, state)
+		fmt.Fprintf(out, "gang %s %s", w.GangKind, w.Gang)
+		if w.GangRole != "" {
+			fmt.Fprintf(out, " (%s)", w.GangRole)
+		}
+		fmt.Fprintf(out, "  %s", state)
 		if w.BaseGang != "" {
 			fmt.Fprintf(out, "  based on %s", w.BaseGang)
 		}

@@ -72,12 +72,43 @@ func TestDeployedConfigLoads(t *testing.T) {
 	found := 0
 	for _, pc := range cfg.Profiles[0].PluginConfig {
 		switch pc.Args.(type) {
-		case *config.PodGangArgs, *config.PodGroupArgs:
+		case *config.PodGangArgs, *config.PodGroupArgs, *config.WorkloadPodGroupArgs:
 			found++
 		}
 	}
-	if found != 2 {
-		t.Errorf("%d Phalanx plugin args decoded, want 2", found)
+	if found != 3 {
+		t.Errorf("%d Phalanx plugin args decoded, want 3", found)
+	}
+}
+
+// Every shipped profile turns off what the built-in profile turns off (DefaultPreemption
+// would take gang members one by one; kube-scheduler's own gang plugins would handle the
+// WorkloadPodGroup plugin's pods twice), and the full deployment enables every gang plugin
+// the built-in profile enables. Checked on the configuration as kube-scheduler loads it.
+func TestShippedConfigsMatchProfile(t *testing.T) {
+	for _, variant := range []string{"deploy", "scheduler-only"} {
+		for _, prof := range loadShipped(t, variant).Profiles {
+			enabled := map[string]bool{}
+			for _, p := range prof.Plugins.PostFilter.Enabled {
+				enabled[p.Name] = true
+			}
+			for _, p := range prof.Plugins.MultiPoint.Enabled {
+				enabled[p.Name] = true
+			}
+			for _, d := range disabledPlugins() {
+				if enabled[d.Name] {
+					t.Errorf("manifests/%s profile %s: %s is enabled; the Phalanx profile disables it", variant, prof.SchedulerName, d.Name)
+				}
+			}
+			if variant != "deploy" {
+				continue
+			}
+			for _, e := range enabledPlugins() {
+				if !enabled[e.Name] {
+					t.Errorf("manifests/%s profile %s: %s is not enabled", variant, prof.SchedulerName, e.Name)
+				}
+			}
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgroup"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/workloadpodgroup"
 )
 
 // RegistryOptions registers every Phalanx plugin with the scheduler's out-of-tree registry.
@@ -19,24 +20,29 @@ func RegistryOptions() []app.Option {
 	return []app.Option{
 		app.WithPlugin(podgang.Name, podgang.New),
 		app.WithPlugin(podgroup.Name, podgroup.New),
+		app.WithPlugin(workloadpodgroup.Name, workloadpodgroup.New),
 	}
 }
 
 // enabledPlugins are the Phalanx plugins that the default profile enables at every extension
-// point they implement. PodGang provides the queue order of both. Their score (GPU bin-packing, preferred packing) outweighs the
+// point they implement. PodGang provides the queue order of all three kinds. Their score (GPU bin-packing, preferred packing) outweighs the
 // default spreading score of NodeResourcesFit.
 func enabledPlugins() []configv1.Plugin {
 	return []configv1.Plugin{
 		{Name: podgang.Name, Weight: ptr.To[int32](3)},
 		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
+		{Name: workloadpodgroup.Name, Weight: ptr.To[int32](3)},
 	}
 }
 
 // disabledPlugins are the default plugins the Phalanx profile replaces: DefaultPreemption
 // picks victims pod by pod for one preemptor, which breaks gangs; the gang plugins' PostFilter
-// preempts instead.
+// preempts instead. GangScheduling and PodGroupPodsCount (kube-scheduler's own gang plugins
+// for scheduling.k8s.io PodGroups, in the default set when the GenericWorkload gate is on)
+// would handle the WorkloadPodGroup plugin's pods a second time. The default scheduler's
+// profile keeps all of them.
 func disabledPlugins() []configv1.Plugin {
-	return []configv1.Plugin{{Name: names.DefaultPreemption}}
+	return []configv1.Plugin{{Name: names.DefaultPreemption}, {Name: names.GangScheduling}, {Name: names.PodGroupPodsCount}}
 }
 
 // queueSort replaces the default PrioritySort: only one queue-sort plugin may be enabled.

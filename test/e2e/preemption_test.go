@@ -6,8 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
@@ -22,12 +20,7 @@ func TestGangPreemption(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	for name, v := range map[string]int32{"phalanx-e2e-low": 100, "phalanx-e2e-high": 1000} {
-		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}
-		if _, err := env.Kube.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
+	env.EnsurePriorityClasses(t, map[string]int32{"phalanx-e2e-low": 100, "phalanx-e2e-high": 1000})
 	env.AddNodes(t, framework.GPUNodes("preempt", 4))
 	gangOf := func(name, prio string) framework.Gang {
 		return framework.Gang{Namespace: ns, Name: name, PriorityClassName: prio, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}

@@ -52,6 +52,18 @@ func Main(m *testing.M) {
 	os.Exit(run(m, false, nil, ""))
 }
 
+// MainWithWorkloadAPI is MainWithControllers on an API server that serves the upstream
+// Workload API (scheduling.k8s.io/v1beta1, localcluster.WorkloadAPIArgs). It always starts its
+// own control plane (PHALANX_LOCAL_DIR is ignored: a shared one may not serve the API).
+func MainWithWorkloadAPI(m *testing.M) {
+	_ = os.Unsetenv("PHALANX_LOCAL_DIR")
+	workloadAPI = true
+	os.Exit(run(m, true, nil, ""))
+}
+
+// workloadAPI: the control plane this binary starts serves the Workload API.
+var workloadAPI bool
+
 // MainWithControllers is Main with a kube-controller-manager in the control plane, for tests
 // of Jobs and Deployments.
 func MainWithControllers(m *testing.M) {
@@ -119,6 +131,7 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 			KwokStages:        filepath.Join(root, "hack", "kwok", "stages.yaml"),
 			ControllerManager: controllers,
 			CRDDir:            crdDir,
+			WorkloadAPI:       workloadAPI,
 		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting the local control plane: %v\n", err)

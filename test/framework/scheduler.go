@@ -124,8 +124,13 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := server.Run(ctx, cc, sched, tasks...); errors.Is(err, server.ErrLostLease) {
+		switch err := server.Run(ctx, cc, sched, tasks...); {
+		case errors.Is(err, server.ErrLostLease):
 			t.Errorf("phalanx-scheduler lost its lease unexpectedly")
+		case err != nil && ctx.Err() == nil:
+			// A scheduler that stops on its own would leave every later wait to time out
+			// without a word.
+			t.Errorf("phalanx-scheduler stopped: %v", err)
 		}
 	}()
 	var once sync.Once

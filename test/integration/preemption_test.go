@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,12 +93,7 @@ func createHeld(t *testing.T, env *framework.Env, g framework.Gang, pods ...*cor
 
 func ensurePriorityClasses(t *testing.T, env *framework.Env) {
 	t.Helper()
-	for name, value := range map[string]int32{prioLow: 100, prioHigh: 1000} {
-		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
-		if _, err := env.Kube.SchedulingV1().PriorityClasses().Create(context.Background(), pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating PriorityClass %s: %v", name, err)
-		}
-	}
+	env.EnsurePriorityClasses(t, map[string]int32{prioLow: 100, prioHigh: 1000})
 }
 
 // wholeNodeGang is a gang of n pods of 8 GPUs (one per 8-GPU node), all needed.

@@ -142,7 +142,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cluster, kube, client := startCluster(t, root, dir, "--feature-gates=GenericWorkload=true", "--runtime-config=scheduling.k8s.io/v1beta1=true")
+	cluster, kube, client := startCluster(t, root, dir, localcluster.WorkloadAPIArgs...)
 	defer cluster.Stop()
 	if err := createNodes(ctx, kube, wl.Nodes); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ import (
 // state in the plugin instance that a second instance cannot share (volume binding, device
 // claims). Members that need those are not planned (gangplugin's plannable).
 var skipped = map[string]bool{
-	"PodGang": true, "PodGroup": true,
+	"PodGang": true, "PodGroup": true, "WorkloadPodGroup": true,
 	names.VolumeBinding: true, names.VolumeRestrictions: true, names.VolumeZone: true,
 	names.NodeVolumeLimits: true, names.DynamicResources: true,
 }

@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
@@ -20,11 +17,7 @@ func TestPodGroupPreemptionTakesOneWholeGroup(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
 	ns := env.NewNamespace(t)
-	for name, v := range map[string]int32{"phalanx-test-low": 100, "phalanx-test-high": 1000} {
-		if _, err := env.Kube.SchedulingV1().PriorityClasses().Create(context.Background(), &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
+	env.EnsurePriorityClasses(t, map[string]int32{"phalanx-test-low": 100, "phalanx-test-high": 1000})
 	env.AddNodes(t, gpuNodes("pg-pre", 4))
 	create := func(group, prio string) {
 		createPodGroup(t, env, ns, group, 2)

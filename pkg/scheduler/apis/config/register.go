@@ -11,10 +11,11 @@ import (
 // The same Go types serve as the internal and the v1 version: there is nothing to convert,
 // and the scheme then copies them between versions as they are.
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(kubeconfig.SchemeGroupVersion, &PodGangArgs{}, &PodGroupArgs{})
-	s.AddKnownTypes(configv1.SchemeGroupVersion, &PodGangArgs{}, &PodGroupArgs{})
+	s.AddKnownTypes(kubeconfig.SchemeGroupVersion, &PodGangArgs{}, &PodGroupArgs{}, &WorkloadPodGroupArgs{})
+	s.AddKnownTypes(configv1.SchemeGroupVersion, &PodGangArgs{}, &PodGroupArgs{}, &WorkloadPodGroupArgs{})
 	s.AddTypeDefaultingFunc(&PodGangArgs{}, func(obj any) { SetDefaultsPodGangArgs(obj.(*PodGangArgs)) })
 	s.AddTypeDefaultingFunc(&PodGroupArgs{}, func(obj any) { SetDefaultsPodGroupArgs(obj.(*PodGroupArgs)) })
+	s.AddTypeDefaultingFunc(&WorkloadPodGroupArgs{}, func(obj any) { SetDefaultsWorkloadPodGroupArgs(obj.(*WorkloadPodGroupArgs)) })
 	return nil
 }
 

@@ -15,7 +15,7 @@ type GangArgs struct {
 	// PermitWaitingTimeSeconds is how long placed members of a gang wait in Permit for the rest
 	// of the quorum before all of them are released (a PodGroup's scheduleTimeoutSeconds
 	// overrides it). Default 30 for PodGang, 60 for PodGroup (as the scheduler-plugins
-	// coscheduling plugin).
+	// coscheduling plugin) and WorkloadPodGroup.
 	PermitWaitingTimeSeconds *int64 `json:"permitWaitingTimeSeconds,omitempty"`
 	// BackoffSeconds is how long a gang whose member failed waits before it is tried again.
 	// Default 5.
@@ -46,6 +46,15 @@ type PodGroupArgs struct {
 	GangArgs        `json:",inline"`
 }
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// WorkloadPodGroupArgs configure the WorkloadPodGroup plugin (upstream scheduling.k8s.io
+// PodGroups of the Workload API).
+type WorkloadPodGroupArgs struct {
+	metav1.TypeMeta `json:",inline"`
+	GangArgs        `json:",inline"`
+}
+
 // Defaults.
 const (
 	DefaultPermitWaitingTimeSeconds         int64 = 30
@@ -60,6 +69,11 @@ func SetDefaultsPodGangArgs(a *PodGangArgs) { a.setDefaults(DefaultPermitWaiting
 
 // SetDefaultsPodGroupArgs fills unset fields.
 func SetDefaultsPodGroupArgs(a *PodGroupArgs) { a.setDefaults(DefaultPodGroupPermitWaitingTimeSeconds) }
+
+// SetDefaultsWorkloadPodGroupArgs fills unset fields (the Permit timeout as for PodGroups).
+func SetDefaultsWorkloadPodGroupArgs(a *WorkloadPodGroupArgs) {
+	a.setDefaults(DefaultPodGroupPermitWaitingTimeSeconds)
+}
 
 func (a *GangArgs) setDefaults(permit int64) {
 	if a.PermitWaitingTimeSeconds == nil {

@@ -45,6 +45,9 @@ type Options struct {
 	GangEvent fwk.EventResource
 	// ToSpec reads a gang object (typed or unstructured) into a gang spec.
 	ToSpec func(obj any) (gang.Spec, bool)
+	// NotServed says what serves the gang kind, for the log line when the API server does not
+	// ("its CRD is not installed" when empty).
+	NotServed string
 }
 
 // Adapter implements the gang hooks for one kind of gang.
@@ -75,8 +78,21 @@ func NewAdapter(h fwk.Handle, store *gang.Store, o Options) *Adapter {
 // both gang plugins of a profile see every pod.
 func (p *Adapter) stateKey() fwk.StateKey { return fwk.StateKey(p.opts.Name) }
 
-// SetStatusSink sets where status work goes.
-func (p *Adapter) SetStatusSink(s StatusSink) { p.status = s }
+// SetStatusSink sets where status work of the adapter's kind goes, for this adapter and for
+// the profile's other gang plugins (see sinkFor).
+func (p *Adapter) SetStatusSink(s StatusSink) {
+	p.status = s
+	registerSink(p.handle, p.opts.Kind, s)
+}
+
+// sinkFor is the status sink of gangs of kind k: this adapter's for its own kind, else the
+// one the profile's plugin of that kind registered (nil when none serves it).
+func (p *Adapter) sinkFor(k gang.Kind) StatusSink {
+	if k == p.opts.Kind {
+		return p.status
+	}
+	return sinkOf(p.handle, k)
+}
 
 // Name returns the plugin name.
 func (p *Adapter) Name() string { return p.opts.Name }

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	policylisters "k8s.io/client-go/listers/policy/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -78,6 +77,10 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 		outcome(PreemptNotEligible)
 		return nil, fwk.NewStatus(fwk.Unschedulable, "not eligible for preemption: preemptionPolicy is Never")
 	}
+	if member && p.store.PreemptsNever(k) {
+		outcome(PreemptNotEligible)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("not eligible for preemption: %s has preemptionPolicy Never", k))
+	}
 	pl := plannerOf(p.handle)
 	if pl == nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption needs the gang planner, which this profile has not started")
@@ -103,7 +106,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 	for _, n := range nodes {
 		for _, pi := range n.GetPods() {
 			pods = append(pods, pi.GetPod())
-			if v := pi.GetPod(); v.DeletionTimestamp != nil && corev1helpers.PodPriority(v) < pre.prio {
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && p.store.PriorityOf(v) < pre.prio {
 				dying = append(dying, v)
 			}
 		}
@@ -166,7 +169,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 // member never preempts (its update falls back to maxUnavailable instead); a member the
 // quorum does not need leaves preemption to the members it does need.
 func (p *Adapter) preemptorOf(pod *v1.Pod, k gang.Key, member bool) (*preemptor, string) {
-	pre := &preemptor{pods: []*v1.Pod{pod}, prio: corev1helpers.PodPriority(pod), label: "pod " + pod.Namespace + "/" + pod.Name}
+	pre := &preemptor{pods: []*v1.Pod{pod}, prio: p.store.PriorityOf(pod), label: "pod " + pod.Namespace + "/" + pod.Name}
 	if !member {
 		return pre, ""
 	}
@@ -226,7 +229,7 @@ func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeIn
 			continue
 		}
 		for _, pi := range n.GetPods() {
-			if v := pi.GetPod(); v.DeletionTimestamp != nil && corev1helpers.PodPriority(v) < pre.prio {
+			if v := pi.GetPod(); v.DeletionTimestamp != nil && p.store.PriorityOf(v) < pre.prio {
 				return true, fmt.Sprintf("%s waits for lower-priority pods terminating on its nominated node %s", pre.label, nominated)
 			}
 		}
@@ -491,8 +494,9 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 			note = fmt.Sprintf("preempted whole (%d members) to make room for %s of higher priority %d", n, pre.label, pre.prio)
 			p.markDisrupted(k, note)
 		}
-		if p.status != nil {
-			p.status.Preempted(k, note)
+		// The victim gang's own writer: the preemptor may be of another kind.
+		if sink := p.sinkFor(k.Kind); sink != nil {
+			sink.Preempted(k, note)
 		}
 	}
 	msg := fmt.Sprintf("preempting %d pods of lower priority (%s) to make room; waiting for them to terminate", len(victims), strings.Join(gangs, ", "))

@@ -16,6 +16,9 @@ import (
 var (
 	storesMu sync.Mutex
 	stores   = map[fwk.Handle]*gang.Store{}
+	// sinks are the status sinks of each gang kind of a profile: preemption tells the victim
+	// gang's own writer, whichever plugin preempted (a PodGang member may preempt a PodGroup).
+	sinks = map[fwk.Handle]map[gang.Kind]StatusSink{}
 )
 
 // SharedStore returns the gang store of a scheduler profile (one per framework handle), made
@@ -40,6 +43,7 @@ func SharedStore(ctx context.Context, h fwk.Handle, m gang.Membership) (*gang.St
 		storesMu.Lock()
 		if stores[h] == s {
 			delete(stores, h)
+			delete(sinks, h)
 		}
 		storesMu.Unlock()
 		metrics.RemoveGangState(s)
@@ -73,4 +77,21 @@ func StoreForProfile(profile string) *gang.Store {
 		}
 	}
 	return nil
+}
+
+// registerSink records the status sink of a gang kind of a profile.
+func registerSink(h fwk.Handle, kind gang.Kind, s StatusSink) {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	if sinks[h] == nil {
+		sinks[h] = map[gang.Kind]StatusSink{}
+	}
+	sinks[h][kind] = s
+}
+
+// sinkOf returns the status sink of a gang kind of a profile, nil when no plugin serves it.
+func sinkOf(h fwk.Handle, kind gang.Kind) StatusSink {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	return sinks[h][kind]
 }

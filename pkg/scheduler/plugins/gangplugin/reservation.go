@@ -7,7 +7,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -38,7 +37,7 @@ func heldOnFor(store *gang.Store, n fwk.NodeInfo, own gang.Key, pod *v1.Pod) (ga
 	var held gang.Resources
 	var active []gang.Hold
 	for _, h := range holds {
-		if pod != nil && h.Preemption && corev1helpers.PodPriority(pod) > h.Priority {
+		if pod != nil && h.Preemption && store.PriorityOf(pod) > h.Priority {
 			continue
 		}
 		var have gang.Resources

@@ -16,7 +16,7 @@ import (
 var KindRecheck = 30 * time.Second
 
 // startWhenServed starts the gang informers and waits for their caches when the API server
-// serves the gang kind. When it does not (the CRD is not installed), it says so once and
+// serves the gang kind. When it does not (the CRD is not installed, the API is off), it says so once and
 // returns at once: members of the kind wait in PreEnqueue, and a goroutine checks discovery
 // every KindRecheck and starts the informers when the kind appears, after which onGang wakes
 // the members of each gang it records. (No framework event of the kind is registered, see
@@ -35,7 +35,11 @@ func (p *Adapter) startWhenServed(ctx context.Context, factory InformerFactory) 
 	if served {
 		return p.startInformers(ctx, factory)
 	}
-	logger.Info("The API server does not serve this gang kind (its CRD is not installed); its pods wait until it is", "resource", gvr.String(), "recheck", KindRecheck)
+	why := p.opts.NotServed
+	if why == "" {
+		why = "its CRD is not installed"
+	}
+	logger.Info("The API server does not serve this gang kind; its pods wait until it does", "resource", gvr.String(), "why", why, "recheck", KindRecheck)
 	go func() {
 		_ = wait.PollUntilContextCancel(ctx, KindRecheck, false, func(ctx context.Context) (bool, error) {
 			ok, err := p.served(*gvr)

@@ -102,21 +102,24 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.
 	return p.FilterHolds(pod, n)
 }
 
-// Less orders the queue of the whole profile by priority, then members a gang needs for its
+// Less orders the queue of the whole profile by priority (a gang's own when its object sets
+// one, see gang.Store.PriorityOf), then members a gang needs for its
 // minimum before members above any minimum (gang.QueueKey.Extra), then gang creation time, gang
 // name and member index, so that the members of one gang (PodGang or PodGroup) are popped
 // together. Pods without a gang use their queue time and name in place of the gang's, and
 // count as needed (a pod of no gang has no minimum to exceed).
 func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
-	if pa, pb := a.GetPriority(), b.GetPriority(); pa != pb {
-		return pa > pb
-	}
 	podA, podB := podOf(a), podOf(b)
 	if podA == nil || podB == nil {
+		if pa, pb := a.GetPriority(), b.GetPriority(); pa != pb {
+			return pa > pb
+		}
 		return a.GetTimestamp().Before(b.GetTimestamp())
 	}
 	ka, kb := p.queueKey(a, podA), p.queueKey(b, podB)
 	switch {
+	case ka.Priority != kb.Priority:
+		return ka.Priority > kb.Priority
 	case ka.Extra != kb.Extra:
 		return kb.Extra
 	case !ka.Created.Equal(kb.Created):
@@ -133,7 +136,7 @@ func (p *Plugin) queueKey(e fwk.QueuedEntityInfo, pod *v1.Pod) gang.QueueKey {
 	if q, ok := p.Store().SortKey(pod); ok {
 		return q
 	}
-	return gang.QueueKey{Created: e.GetTimestamp(), Name: pod.Name}
+	return gang.QueueKey{Priority: e.GetPriority(), Created: e.GetTimestamp(), Name: pod.Name}
 }
 
 func podOf(e fwk.QueuedEntityInfo) *v1.Pod {

@@ -104,6 +104,9 @@ func TestLess(t *testing.T) {
 	pl.Store().SetSpec(oneGroup("old", 2, t0))
 	pl.Store().SetSpec(oneGroup("new", 2, t0.Add(time.Minute)))
 	pl.Store().SetSpec(oneGroup("twin", 2, t0.Add(time.Minute)))
+	urgent := oneGroup("urgent", 2, t0.Add(time.Hour))
+	urgent.Priority = ptr.To[int32](100) // a gang object's own priority (upstream PodGroup spec.priority)
+	pl.Store().SetSpec(urgent)
 	cases := []struct {
 		name string
 		a, b fwk.QueuedEntityInfo
@@ -114,6 +117,8 @@ func TestLess(t *testing.T) {
 		{"gang name breaks a tie", queued(t, member("new", 1), 0, t0), queued(t, member("twin", 0), 0, t0), true},
 		{"member index within a gang", queued(t, member("old", 0), 0, t0.Add(time.Hour)), queued(t, member("old", 1), 0, t0), true},
 		{"member index, reversed", queued(t, member("old", 1), 0, t0), queued(t, member("old", 0), 0, t0), false},
+		{"a gang's own priority over its pods'", queued(t, member("urgent", 0), 0, t0.Add(time.Hour)), queued(t, member("old", 0), 50, t0), true},
+		{"a gang's own priority against a plain pod's", queued(t, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}, 50, t0), queued(t, member("urgent", 1), 0, t0), false},
 		{"plain pods by queue time", queued(t, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, 0, t0), queued(t, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, 0, t0.Add(time.Second)), true},
 	}
 	for _, tc := range cases {
@@ -337,23 +342,5 @@ func TestDesiredStatusKeepsOperatorConditions(t *testing.T) {
 	}
 	if live.Phase != schedv1.PodGangPending || len(live.Conditions) != 3 {
 		t.Error("desiredStatus changed the live status it was given")
-	}
-}
-
-// The same Warning reason is recorded at most once per warnEvery for a gang; another reason
-// or another gang is not held back.
-func TestWarningsRateLimited(t *testing.T) {
-	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	w := &statusWriter{warned: map[gang.Key]warning{}, now: func() time.Time { return now }}
-	a, b := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "a"}, gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "b"}
-	if !w.mayWarn(a, "MemberUnschedulable") || w.mayWarn(a, "MemberUnschedulable") {
-		t.Error("the same reason twice in a row")
-	}
-	if !w.mayWarn(a, "InsufficientResources") || !w.mayWarn(b, "MemberUnschedulable") {
-		t.Error("another reason or another gang held back")
-	}
-	now = now.Add(warnEvery)
-	if !w.mayWarn(a, "InsufficientResources") {
-		t.Error("held back after warnEvery")
 	}
 }

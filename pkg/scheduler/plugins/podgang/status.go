@@ -3,8 +3,6 @@ package podgang
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,28 +29,15 @@ type statusWriter struct {
 	store    *gang.Store
 	recorder events.EventRecorder
 	*gangplugin.StatusQueue
-
-	mu sync.Mutex
-	// warned is, per gang, the last Warning event written: the same reason is repeated at
-	// most once per warnEvery, however often the message changes.
-	warned map[gang.Key]warning
-	now    func() time.Time
+	warnings *gangplugin.WarnLimiter
 }
-
-type warning struct {
-	reason string
-	at     time.Time
-}
-
-// warnEvery is how often the same Warning reason may be recorded again for one gang.
-const warnEvery = time.Minute
 
 // conflictRetries bounds the re-reads after a conflict within one sync (then the queue's
 // back-off takes over).
 const conflictRetries = 3
 
 func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warned: map[gang.Key]warning{}, now: time.Now}
+	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warnings: gangplugin.NewWarnLimiter(nil)}
 	w.StatusQueue = gangplugin.NewStatusQueue("podgang-status", gang.KindPodGang, w.sync)
 	return w
 }
@@ -99,7 +84,7 @@ func desiredStatus(live *schedv1.PodGangStatus, st gang.Status, generation int64
 func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
-		w.forget(k)
+		w.warnings.Forget(k)
 		return nil
 	}
 	if err != nil {
@@ -137,7 +122,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		}
 	}
 	unsched := gang.UnschedulableCondition(st, pg.Generation)
-	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.mayWarn(k, unsched.Reason) {
+	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.warnings.MayWarn(k, unsched.Reason) {
 		w.event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
 	}
 	return nil
@@ -145,25 +130,6 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 
 // fieldManager names Phalanx's writes in managedFields.
 const fieldManager = "phalanx-scheduler"
-
-// mayWarn reports whether a Warning with reason may be recorded for gang k now, and notes it.
-func (w *statusWriter) mayWarn(k gang.Key, reason string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	now := w.now()
-	if last, ok := w.warned[k]; ok && last.reason == reason && now.Sub(last.at) < warnEvery {
-		return false
-	}
-	w.warned[k] = warning{reason: reason, at: now}
-	return true
-}
-
-// forget drops what the writer remembers of a deleted gang.
-func (w *statusWriter) forget(k gang.Key) {
-	w.mu.Lock()
-	delete(w.warned, k)
-	w.mu.Unlock()
-}
 
 func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
 	if w.recorder == nil {

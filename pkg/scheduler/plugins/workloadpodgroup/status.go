@@ -1,0 +1,188 @@
+package workloadpodgroup
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
+	"k8s.io/client-go/tools/events"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+)
+
+// Condition reasons Phalanx writes besides upstream's.
+const (
+	// ReasonScheduled is upstream's reason of PodGroupInitiallyScheduled=True.
+	ReasonScheduled = "Scheduled"
+	// ReasonRescheduled clears a DisruptionTarget Phalanx set once the group is placed again.
+	ReasonRescheduled = "Rescheduled"
+)
+
+// fieldManager names Phalanx's writes in managedFields.
+const fieldManager = "phalanx-scheduler"
+
+// conflictRetries bounds the re-reads after a conflict within one sync (then the queue's
+// back-off takes over).
+const conflictRetries = 3
+
+// statusWriter writes the conditions upstream's scheduler writes on a PodGroup, from the gang
+// store, off the scheduling path: PodGroupInitiallyScheduled (True once minCount members bound,
+// never set back; False with reason Unschedulable and Phalanx's wait while the first placement
+// waits) and DisruptionTarget (reason PreemptionByScheduler while Phalanx's preemption took the
+// group whole, cleared when it is placed again). Every other condition is kept: a write starts
+// from the live status and carries its resourceVersion.
+type statusWriter struct {
+	client   kubernetes.Interface
+	lister   schedulinglisters.PodGroupLister
+	store    *gang.Store
+	recorder events.EventRecorder
+	*gangplugin.StatusQueue
+	warnings *gangplugin.WarnLimiter
+}
+
+func newStatusWriter(client kubernetes.Interface, lister schedulinglisters.PodGroupLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
+	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warnings: gangplugin.NewWarnLimiter(nil)}
+	w.StatusQueue = gangplugin.NewStatusQueue("workloadpodgroup-status", gang.KindWorkloadPodGroup, w.sync)
+	return w
+}
+
+// Established records the event of a group that just reached minCount bound pods.
+func (w *statusWriter) Established(k gang.Key) {
+	if k.Kind != gang.KindWorkloadPodGroup {
+		return
+	}
+	st := w.store.Status(k)
+	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("minCount reached: %d pods bound on %d nodes (%s); further members and replacements are placed one by one", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
+}
+
+// Preempted records the one event of a group whose members were preempted and has its
+// DisruptionTarget condition written.
+func (w *statusWriter) Preempted(k gang.Key, note string) {
+	if k.Kind != gang.KindWorkloadPodGroup {
+		return
+	}
+	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
+	w.Enqueue(k)
+}
+
+// initiallyScheduled is the PodGroupInitiallyScheduled condition for st, and false when
+// nothing is to be said yet (no wait and no quorum: members are still coming).
+func initiallyScheduled(st gang.Status, generation int64) (metav1.Condition, bool) {
+	switch {
+	case st.Established:
+		c := metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: ReasonScheduled,
+			Message: fmt.Sprintf("minCount reached: %d pods bound on %d nodes", st.Bound, st.Nodes), ObservedGeneration: generation}
+		if !st.EstablishedAt.IsZero() {
+			c.LastTransitionTime = metav1.NewTime(st.EstablishedAt)
+		}
+		return c, true
+	case st.Wait.Reason != "":
+		return metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse,
+			Reason: schedulingv1beta1.PodGroupReasonUnschedulable, Message: st.Wait.Reason + ": " + st.Wait.Message, ObservedGeneration: generation}, true
+	}
+	return metav1.Condition{}, false
+}
+
+// desiredStatus is live with Phalanx's conditions set from st; nothing else changes. A True
+// PodGroupInitiallyScheduled is terminal (upstream's contract): it is never set back to False,
+// even when the group lost its members; a restarted Phalanx reads it as "established before".
+func desiredStatus(live *schedulingv1beta1.PodGroupStatus, st gang.Status, generation int64) *schedulingv1beta1.PodGroupStatus {
+	out := live.DeepCopy()
+	if c, ok := initiallyScheduled(st, generation); ok && !meta.IsStatusConditionTrue(live.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled) {
+		meta.SetStatusCondition(&out.Conditions, c)
+	}
+	switch {
+	case st.Disruption != nil:
+		meta.SetStatusCondition(&out.Conditions, metav1.Condition{Type: schedulingv1beta1.DisruptionTarget, Status: metav1.ConditionTrue,
+			Reason: schedulingv1beta1.PodGroupReasonPreemptionByScheduler, Message: st.Disruption.Message, ObservedGeneration: generation,
+			LastTransitionTime: metav1.NewTime(st.Disruption.At)})
+	case st.Established:
+		if c := meta.FindStatusCondition(live.Conditions, schedulingv1beta1.DisruptionTarget); c != nil && c.Status == metav1.ConditionTrue &&
+			c.Reason == schedulingv1beta1.PodGroupReasonPreemptionByScheduler {
+			meta.SetStatusCondition(&out.Conditions, metav1.Condition{Type: schedulingv1beta1.DisruptionTarget, Status: metav1.ConditionFalse,
+				Reason: ReasonRescheduled, Message: "the group was placed again after its preemption", ObservedGeneration: generation})
+		}
+	}
+	return out
+}
+
+// sync writes the status the store implies, if it differs from the object's.
+func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
+	pg, err := w.lister.PodGroups(k.Namespace).Get(k.Name)
+	if apierrors.IsNotFound(err) {
+		w.warnings.Forget(k)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st := w.store.Status(k)
+	if !st.Served {
+		return nil // no member for this scheduler: another scheduler's group, not ours to write
+	}
+	if w.store.Binding(k) {
+		return nil // the quorum's binds are in flight: the last one has the status written
+	}
+	prev := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+	for attempt := 0; ; attempt++ {
+		desired := desiredStatus(&pg.Status, st, pg.Generation)
+		if conditionsEqual(pg.Status.Conditions, desired.Conditions) {
+			break
+		}
+		upd := pg.DeepCopy()
+		upd.Status = *desired
+		_, err = w.client.SchedulingV1beta1().PodGroups(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsConflict(err) || attempt == conflictRetries {
+			return fmt.Errorf("updating status of %s: %w", k, err)
+		}
+		// Another writer (the workload's controller, or a stale cache of ours) moved the
+		// object: start again from what the API server has.
+		if pg, err = w.client.SchedulingV1beta1().PodGroups(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("reading %s after a conflict: %w", k, err)
+		}
+	}
+	if r := st.Wait.Reason; r != "" && !st.Established && gang.NeedsAttention(r) &&
+		(prev == nil || prev.Message != r+": "+st.Wait.Message) && w.warnings.MayWarn(k, r) {
+		w.event(k, v1.EventTypeWarning, r, "Scheduling", st.Wait.Message)
+	}
+	return nil
+}
+
+func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
+	if w.recorder == nil {
+		return
+	}
+	ref := &v1.ObjectReference{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup", Namespace: k.Namespace, Name: k.Name}
+	if spec, ok := w.store.Spec(k); ok {
+		ref.UID = spec.UID
+	}
+	w.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+}
+
+// conditionsEqual compares what Phalanx writes of conditions (the transition times follow).
+func conditionsEqual(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		cb := meta.FindStatusCondition(b, a[i].Type)
+		if cb == nil || a[i].Status != cb.Status || a[i].Reason != cb.Reason || a[i].Message != cb.Message || a[i].ObservedGeneration != cb.ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}
