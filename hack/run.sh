@@ -50,6 +50,9 @@ The local control plane and phalanx-scheduler are running.
   kubectl get nodes -L topology.phalanx.dev/rack
   kubectl get pcs,pclq,pcsg,pg,podgroups -A
   kubectl describe pg multinode-disaggregated-inference-0
+The API server serves the upstream Workload API (scheduling.k8s.io/v1beta1 PodGroups):
+  kubectl apply -f manifests/samples/workload-deployment.yaml
+  bin/kubectl-phalanx status podgroup/llm-serve
 Scheduler log: $dir/logs/phalanx-scheduler.log
 Stop everything with: make run ARGS=--down
 MSG

@@ -7,6 +7,8 @@
 //	phalanx  the phalanx-scheduler profile with PodGang gangs
 //	in-tree  the default profile with the GenericWorkload gate: the in-tree GangScheduling
 //	         plugin and scheduling.k8s.io PodGroups
+//	phalanx-wl  the phalanx-scheduler profile on the same scheduling.k8s.io PodGroups as
+//	         in-tree (the WorkloadPodGroup plugin; gang workloads only)
 //
 // and the cost of updates under each strategy of the seed design. `make perf` runs it and
 // writes docs/perf/README.md and the plots; `make test` does not (the tests skip without
@@ -59,9 +61,14 @@ const ns = "perf"
 type Config struct {
 	Name          string
 	SchedulerName string
-	// Gangs: "podgang", "intree" or "" (gang members are scheduled as plain pods).
+	// Gangs: "podgang" (PodGangs), "workload" (scheduling.k8s.io PodGroups), or "" (gang
+	// members are scheduled as plain pods).
 	Gangs        string
 	FeatureGates string
+	// Phalanx: the phalanx-scheduler profile (else the default profile named SchedulerName).
+	Phalanx bool
+	// GangsOnly: the configuration runs only workloads with gangs.
+	GangsOnly bool
 }
 
 // configs: the default and in-tree configurations run with kube-scheduler's own feature
@@ -69,8 +76,9 @@ type Config struct {
 // pkg/scheduler/features.go), so that they are upstream as shipped.
 var configs = []Config{
 	{Name: "default", SchedulerName: "perf-default", FeatureGates: "NominatedNodeNameForExpectation=true"},
-	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang"},
-	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "intree", FeatureGates: "GenericWorkload=true,NominatedNodeNameForExpectation=true"},
+	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true},
+	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "workload", FeatureGates: "GenericWorkload=true,NominatedNodeNameForExpectation=true"},
+	{Name: "phalanx-wl", SchedulerName: scheduler.SchedulerName, Gangs: "workload", Phalanx: true, GangsOnly: true},
 }
 
 // Workload is what one run schedules.
@@ -169,7 +177,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			pg.Spec.PodGroups = []schedv1.PodGroup{grp}
 			_, err := client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, pg, metav1.CreateOptions{})
 			return err
-		case "intree":
+		case "workload":
 			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
 					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(wl.GangSize)}}}}
@@ -204,7 +212,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			switch cfg.Gangs {
 			case "podgang":
 				p.Labels[grovev1.LabelPodGang] = g
-			case "intree":
+			case "workload":
 				p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(g)}
 			}
 		}
@@ -551,7 +559,7 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 	if err := yaml.Unmarshal(raw, &sc); err != nil {
 		return nil, time.Time{}, err
 	}
-	if cfg.Gangs != "podgang" {
+	if !cfg.Phalanx {
 		sc["profiles"] = []any{map[string]any{"schedulerName": cfg.SchedulerName}}
 	}
 	sc["clientConnection"] = map[string]any{"kubeconfig": kubeconfig, "qps": 5000, "burst": 5000}

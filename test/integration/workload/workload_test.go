@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +16,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -407,4 +413,39 @@ func TestWorkloadRestartKeepsEstablished(t *testing.T) {
 	if c := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); c.Message != "minCount reached: 4 pods bound on 4 nodes" {
 		t.Errorf("condition rewritten after the restart: %q", c.Message)
 	}
+}
+
+// manifests/samples/workload-deployment.yaml is accepted as written (strict field validation)
+// and its Deployment comes up as one group on room for its 4 pods.
+func TestWorkloadSample(t *testing.T) {
+	env := framework.Shared(t)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("wl-sample", 4))
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "samples", "workload-deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var obj unstructured.Unstructured
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			t.Fatal(err)
+		}
+		gvr := map[string]schema.GroupVersionResource{
+			"PodGroup":   schedulingv1beta1.SchemeGroupVersion.WithResource("podgroups"),
+			"Deployment": appsv1.SchemeGroupVersion.WithResource("deployments"),
+		}[obj.GetKind()]
+		if _, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), &obj, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+			t.Fatalf("%s %s refused: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	framework.Eventually(t, wait, "the sample's 4 pods bound", func(ctx context.Context) (bool, error) {
+		list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=llm-serve"})
+		return err == nil && len(list.Items) == 4 && framework.CountBound(list.Items) == 4, err
+	})
+	waitInitiallyScheduled(t, env, ns, "llm-serve", metav1.ConditionTrue, "Scheduled", "minCount reached: 4 pods")
 }
