@@ -58,7 +58,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	clientcmd.BindOverrideFlags(o.overrides, fs, clientcmd.RecommendedConfigOverrideFlags(""))
 	fs.StringVarP(&o.output, "output", "o", "", "output format: json (default: a tree)")
 	fs.StringVar(&o.color, "color", "auto", "colour: auto (on a terminal), always or never")
-	root.AddCommand(o.statusCmd(), o.whyCmd(), o.planCmd())
+	root.AddCommand(o.statusCmd(), o.whyCmd(), o.planCmd(), o.rolloutCmd())
 	return root
 }
 
@@ -162,6 +162,68 @@ func (o *options) statusCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&hold, "reservation-hold", 120*time.Second, "the scheduler's reservationHoldSeconds: a replacement hold younger than this is shown")
+	return cmd
+}
+
+func (o *options) rolloutCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollout {history|undo} pcs/NAME",
+		Short: "The template history of a PodCliqueSet (ControllerRevisions), and rolling back to an earlier template",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:     "history pcs/NAME",
+		Short:   "The revisions of the PodCliqueSet's template, oldest first: which one it moves to, the last complete one",
+		Example: "  kubectl phalanx rollout history pcs/multinode-disaggregated-inference",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.checkOutput(); err != nil {
+				return err
+			}
+			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
+			if err != nil {
+				return err
+			}
+			kube, client, ns, err := o.clients()
+			if err != nil {
+				return err
+			}
+			pcs, revs, _, err := inspect.LoadHistory(cmd.Context(), kube, client, ns, name)
+			if err != nil {
+				return err
+			}
+			if o.output == "json" {
+				return o.printJSON(revs)
+			}
+			inspect.RenderHistory(o.out, pcs, revs)
+			return nil
+		},
+	})
+	var to int64
+	undo := &cobra.Command{
+		Use:   "undo pcs/NAME [--to-revision N]",
+		Short: "Set the template back to an earlier revision (default: the one before the current); the controller rolls to it with the PodCliqueSet's own strategy and budgets",
+		Example: "  kubectl phalanx rollout undo pcs/multinode-disaggregated-inference\n" +
+			"  kubectl phalanx rollout undo pcs/multinode-disaggregated-inference --to-revision 2",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
+			if err != nil {
+				return err
+			}
+			kube, client, ns, err := o.clients()
+			if err != nil {
+				return err
+			}
+			rev, err := inspect.Undo(cmd.Context(), kube, client, ns, name, to)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.out, "podcliqueset/%s rolled back to revision %d\n", name, rev)
+			return nil
+		},
+	}
+	undo.Flags().Int64Var(&to, "to-revision", 0, "the revision to roll back to (0: the one before the current)")
+	cmd.AddCommand(undo)
 	return cmd
 }
 

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -51,6 +52,7 @@ type Controller struct {
 	gangs          schedlisters.PodGangLister
 	pods           corelisters.PodLister
 	services       corelisters.ServiceLister
+	revisions      appslisters.ControllerRevisionLister
 	synced         []cache.InformerSynced
 	queue          workqueue.TypedRateLimitingInterface[string]
 
@@ -78,12 +80,13 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	pf := externalversions.NewSharedInformerFactory(client, 0)
 	c := &Controller{
 		kube: kube, client: client, recorder: recorder, kubeFactory: kf, phalanxFactory: pf,
-		sets:     pf.Grove().V1alpha1().PodCliqueSets().Lister(),
-		cliques:  pf.Grove().V1alpha1().PodCliques().Lister(),
-		groups:   pf.Grove().V1alpha1().PodCliqueScalingGroups().Lister(),
-		gangs:    pf.Scheduler().V1alpha1().PodGangs().Lister(),
-		pods:     kf.Core().V1().Pods().Lister(),
-		services: kf.Core().V1().Services().Lister(),
+		sets:      pf.Grove().V1alpha1().PodCliqueSets().Lister(),
+		cliques:   pf.Grove().V1alpha1().PodCliques().Lister(),
+		groups:    pf.Grove().V1alpha1().PodCliqueScalingGroups().Lister(),
+		gangs:     pf.Scheduler().V1alpha1().PodGangs().Lister(),
+		pods:      kf.Core().V1().Pods().Lister(),
+		services:  kf.Core().V1().Services().Lister(),
+		revisions: kf.Apps().V1().ControllerRevisions().Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
 		now:     time.Now,
@@ -112,6 +115,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		pf.Scheduler().V1alpha1().PodGangs().Informer(),
 		kf.Core().V1().Pods().Informer(),
 		kf.Core().V1().Services().Informer(),
+		kf.Apps().V1().ControllerRevisions().Informer(),
 	} {
 		_, _ = inf.AddEventHandler(childHandler)
 		c.synced = append(c.synced, inf.HasSynced)

@@ -56,6 +56,11 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if c.OnPlan != nil {
 		c.OnPlan(pcs, ro.plan)
 	}
+	// The template's revision is recorded before any member is made from it, so that the
+	// history holds every template a member ever ran.
+	if _, err := c.syncHistory(ctx, pcs, revision(pcs, ro.hashes), pcs.Status.CompleteRevision); err != nil {
+		return err
+	}
 	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {

@@ -451,6 +451,10 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 			c.Message += "; waiting: " + ro.plan.Waiting
 		}
 	}
+	st.UpdateRevision = RevisionName(pcs.Name, rev)
+	if p.UpdateEndedAt != nil {
+		st.CompleteRevision = st.UpdateRevision
+	}
 	meta.SetStatusCondition(&st.Conditions, c)
 	meta.SetStatusCondition(&st.Conditions, updateInProgress(c, pcs.Generation, now))
 	meta.SetStatusCondition(&st.Conditions, surgeCondition(pcs, ro, now))

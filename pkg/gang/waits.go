@@ -86,6 +86,15 @@ func failedAttempt(reason string) bool {
 	return false
 }
 
+// Unschedulable reports whether a gang waiting for reason could not be placed (a failed
+// attempt, its back-off, a preemption it waits for, a member outside every podgroup), as
+// opposed to waiting in the normal sequence (members still coming, placed members waiting for
+// the rest of the quorum). Upstream PodGroups get PodGroupInitiallyScheduled=False with reason
+// Unschedulable only for these.
+func Unschedulable(reason string) bool {
+	return failedAttempt(reason) || reason == ReasonBackoff || reason == ReasonWaitingForPreemption || reason == ReasonNotInPodGroup
+}
+
 // NeedsAttention reports whether a gang waiting for reason deserves a Warning event: a failed
 // placement attempt, or a member that belongs to no podgroup. Waits that are part of the
 // normal sequence (members still being created or gated, a base gang not yet placed, a surge

@@ -56,6 +56,13 @@ type PodCliqueSetSpec struct {
 	UpdateStrategy *PodCliqueSetUpdateStrategy `json:"updateStrategy,omitempty"`
 	// Template describes every replica.
 	Template PodCliqueSetTemplateSpec `json:"template"`
+	// RevisionHistoryLimit is how many revisions of the template are kept as
+	// ControllerRevisions besides the one the PodCliqueSet moves to and the last complete one
+	// (for `kubectl phalanx rollout history|undo`). Default 10.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
 }
 
 // UpdateStrategyType is the kind of update of a PodCliqueSet.
@@ -366,6 +373,14 @@ type PodCliqueSetStatus struct {
 	// CurrentRevision is the hash of the template that the update moves to.
 	// +optional
 	CurrentRevision string `json:"currentRevision,omitempty"`
+	// UpdateRevision names the ControllerRevision (apps/v1, <name>-<currentRevision>) of the
+	// template that the update moves to.
+	// +optional
+	UpdateRevision string `json:"updateRevision,omitempty"`
+	// CompleteRevision names the ControllerRevision of the last template that every member
+	// reached (equal to UpdateRevision when no update is under way).
+	// +optional
+	CompleteRevision string `json:"completeRevision,omitempty"`
 	// UpdateProgress reports the update under way, or the last one.
 	// +optional
 	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`

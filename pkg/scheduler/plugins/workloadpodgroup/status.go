@@ -74,7 +74,9 @@ func (w *statusWriter) Preempted(k gang.Key, note string) {
 }
 
 // initiallyScheduled is the PodGroupInitiallyScheduled condition for st, and false when
-// nothing is to be said yet (no wait and no quorum: members are still coming).
+// nothing is to be said yet: members are still coming, or placed members wait for the rest of
+// the quorum (upstream writes False only when the group cannot be placed; a False on every
+// placement's way would also cost a write per group).
 func initiallyScheduled(st gang.Status, generation int64) (metav1.Condition, bool) {
 	switch {
 	case st.Established:
@@ -84,7 +86,7 @@ func initiallyScheduled(st gang.Status, generation int64) (metav1.Condition, boo
 			c.LastTransitionTime = metav1.NewTime(st.EstablishedAt)
 		}
 		return c, true
-	case st.Wait.Reason != "":
+	case gang.Unschedulable(st.Wait.Reason):
 		return metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse,
 			Reason: schedulingv1beta1.PodGroupReasonUnschedulable, Message: st.Wait.Reason + ": " + st.Wait.Message, ObservedGeneration: generation}, true
 	}

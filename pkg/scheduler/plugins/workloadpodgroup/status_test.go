@@ -24,8 +24,10 @@ func TestInitiallyScheduled(t *testing.T) {
 		c.Message != "InsufficientResources: needs 64 nvidia.com/gpu, 56 free" || c.ObservedGeneration != 3 {
 		t.Fatalf("waiting: %+v", c)
 	}
-	if got := desiredStatus(&schedulingv1beta1.PodGroupStatus{}, gang.Status{Served: true}, 1); len(got.Conditions) != 0 {
-		t.Errorf("nothing to say yet, but wrote %+v", got.Conditions)
+	for _, w := range []gang.Wait{{}, {Reason: gang.ReasonWaitingForMembers, Message: "2 of 4 members placed, waiting for the rest of the quorum"}} {
+		if got := desiredStatus(&schedulingv1beta1.PodGroupStatus{}, gang.Status{Served: true, Wait: w}, 1); len(got.Conditions) != 0 {
+			t.Errorf("wait %q: nothing to say yet (normal progress), but wrote %+v", w.Reason, got.Conditions)
+		}
 	}
 	established := gang.Status{Served: true, Established: true, EstablishedAt: at, Bound: 8, Nodes: 8}
 	got = desiredStatus(got, established, 3)

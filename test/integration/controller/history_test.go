@@ -1,0 +1,91 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/controller"
+	"github.com/phalanx-sched/phalanx/pkg/inspect"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// The template history: one ControllerRevision per template the PodCliqueSet rolled to,
+// numbered in order, named by status.updateRevision and status.completeRevision; `rollout
+// undo` sets the previous template back and the controller rolls to it (its revision is
+// renumbered, not duplicated); an unknown --to-revision is refused with the revisions there
+// are; beyond revisionHistoryLimit the oldest revisions go, never the current or the complete
+// one.
+func TestRevisionHistoryAndUndo(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("history", 4))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "w", 1, 0, 600)
+	pcs.Spec.RevisionHistoryLimit = ptr.To[int32](1)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "w", 1, 3)
+	image := func(v string) string { return "registry.example.com/llm/worker:" + v }
+	history := func() (*grovev1.PodCliqueSet, []inspect.Revision) {
+		t.Helper()
+		p, revs, _, err := inspect.LoadHistory(ctx, env.Kube, env.Phalanx, ns, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, revs
+	}
+	// waitRevisions waits until the history is want ("number:image" from oldest) with the last
+	// entry current (the update to it complete).
+	waitRevisions := func(want string) []inspect.Revision {
+		t.Helper()
+		var revs []inspect.Revision
+		framework.Eventually(t, wait, "revisions "+want, func(ctx context.Context) (bool, error) {
+			var p *grovev1.PodCliqueSet
+			p, revs = history()
+			var got []string
+			for _, r := range revs {
+				got = append(got, fmt.Sprintf("%d:%s", r.Number, strings.TrimPrefix(r.Images[0], "worker=registry.example.com/llm/worker:")))
+			}
+			last := revs[len(revs)-1]
+			return strings.Join(got, " ") == want && last.Update && last.Complete &&
+				p.Status.UpdateRevision == last.Name && p.Status.UpdateRevision == controller.RevisionName("w", p.Status.CurrentRevision), nil
+		})
+		return revs
+	}
+	waitRevisions("1:v1")
+	env.SetImage(t, ns, "w", image("v2"))
+	env.WaitUpdated(t, ns, "w", image("v2"), 3)
+	waitRevisions("1:v1 2:v2")
+
+	// Undo: back to v1, which becomes revision 3.
+	to, err := inspect.Undo(ctx, env.Kube, env.Phalanx, ns, "w", 0)
+	if err != nil || to != 1 {
+		t.Fatalf("undo: revision %d, %v; want 1", to, err)
+	}
+	env.WaitUpdated(t, ns, "w", image("v1"), 3)
+	revs := waitRevisions("2:v2 3:v1")
+	if p, _ := history(); p.Annotations[controller.AnnotationChangeCause] != "kubectl phalanx rollout undo --to-revision=1" || revs[1].ChangeCause != p.Annotations[controller.AnnotationChangeCause] {
+		t.Errorf("change cause %q on the PodCliqueSet, %q on the revision", p.Annotations[controller.AnnotationChangeCause], revs[1].ChangeCause)
+	}
+	if _, err := inspect.Undo(ctx, env.Kube, env.Phalanx, ns, "w", 7); err == nil || !strings.Contains(err.Error(), "--to-revision 7: PodCliqueSet w has no such revision (recorded: [2 3])") {
+		t.Errorf("undo to an unknown revision: %v", err)
+	}
+
+	// revisionHistoryLimit 1: v3 and v4 push v2 out; the current and the complete revision
+	// stay whatever the limit.
+	env.SetImage(t, ns, "w", image("v3"))
+	env.WaitUpdated(t, ns, "w", image("v3"), 3)
+	waitRevisions("3:v1 4:v3")
+	env.SetImage(t, ns, "w", image("v4"))
+	env.WaitUpdated(t, ns, "w", image("v4"), 3)
+	waitRevisions("4:v3 5:v4")
+}
