@@ -23,7 +23,7 @@ func TestPodGroupStatusAndWhy(t *testing.T) {
 	var pods []corev1.Pod
 	for i := 0; i < 3; i++ {
 		pods = append(pods, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("serve-%d", i)},
-			Spec: corev1.PodSpec{SchedulerName: "phalanx-scheduler", SchedulingGroup: &corev1.PodSchedulingGroup{PodGroupName: ptr.To("serve")}},
+			Spec:   corev1.PodSpec{SchedulerName: "phalanx-scheduler", SchedulingGroup: &corev1.PodSchedulingGroup{PodGroupName: ptr.To("serve")}},
 			Status: corev1.PodStatus{Phase: corev1.PodPending}})
 	}
 	var out strings.Builder
