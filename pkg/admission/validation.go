@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -358,6 +359,11 @@ func ValidatePodCliqueSetUpdate(newPCS, oldPCS *grovev1.PodCliqueSet) field.Erro
 		if !newNames.Has(name) {
 			errs = append(errs, field.Forbidden(cliquesPath, fmt.Sprintf("clique %q cannot be removed: the set of cliques %s", name, why)))
 		}
+	}
+	if s := newPCS.Spec.UpdateStrategy; s != nil && s.RollbackOnFailure && oldPCS.Status.CompleteRevision == "" &&
+		!apiequality.Semantic.DeepEqual(newPCS.Spec.Template, oldPCS.Spec.Template) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "updateStrategy", "rollbackOnFailure"),
+			"no complete revision to roll back to: the PodCliqueSet has not completed its creation or an update yet (status.completeRevision is empty); change the template once it has, or set rollbackOnFailure to false"))
 	}
 	groupsPath := field.NewPath("spec", "template", "podCliqueScalingGroups")
 	oldGroups := map[string]*grovev1.PodCliqueScalingGroupConfig{}

@@ -226,10 +226,23 @@ func TestValidatePodCliqueSetUpdate(t *testing.T) {
 		name   string
 		mutate func(*grovev1.PodCliqueSet)
 		want   []string
+		// complete is the old object's status.completeRevision.
+		complete string
 	}{
 		{name: "new image", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "inference:v2"
 		}},
+		{name: "new image with rollbackOnFailure after a complete revision", complete: "x-abc", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy.RollbackOnFailure = true
+			p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "inference:v2"
+		}},
+		{name: "rollbackOnFailure turned on, template unchanged, nothing complete yet", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy.RollbackOnFailure = true
+		}},
+		{name: "new image with rollbackOnFailure and no complete revision", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy.RollbackOnFailure = true
+			p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "inference:v2"
+		}, want: []string{`spec.updateStrategy.rollbackOnFailure: Forbidden: no complete revision to roll back to: the PodCliqueSet has not completed its creation or an update yet (status.completeRevision is empty); change the template once it has, or set rollbackOnFailure to false`}},
 		{name: "scale out and change budgets", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Replicas = 3
 			p.Spec.Template.Cliques[0].Spec.Replicas = 4
@@ -267,6 +280,7 @@ func TestValidatePodCliqueSetUpdate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := example()
 			Default(old)
+			old.Status.CompleteRevision = tc.complete
 			p := old.DeepCopy()
 			tc.mutate(p)
 			Default(p)

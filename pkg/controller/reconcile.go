@@ -42,6 +42,12 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
+	if pcs, err = c.clearRollback(ctx, pcs, revision(pcs, ro.hashes)); err != nil {
+		return err
+	}
+	if rolled, err := c.maybeRollBack(ctx, pcs, obs, ro); err != nil || rolled {
+		return err // rolled back: the PodCliqueSet's update event brings the next pass
+	}
 	if c.admitter != nil {
 		blocked, err := c.admitSurges(ctx, pcs, obs, ro)
 		if err != nil {

@@ -455,8 +455,14 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 	if p.UpdateEndedAt != nil {
 		st.CompleteRevision = st.UpdateRevision
 	}
+	inProgress := updateInProgress(c, pcs.Generation, now)
+	if rb, ok := rollbackCondition(pcs, now); ok {
+		// A rolled-back update says so until the template changes again, while the rollback
+		// rolls and after it (UpdateInProgress follows the rollback's own update).
+		c = rb
+	}
 	meta.SetStatusCondition(&st.Conditions, c)
-	meta.SetStatusCondition(&st.Conditions, updateInProgress(c, pcs.Generation, now))
+	meta.SetStatusCondition(&st.Conditions, inProgress)
 	meta.SetStatusCondition(&st.Conditions, surgeCondition(pcs, ro, now))
 }
 

@@ -111,6 +111,12 @@ var (
 		Help:           "PodCliqueSets with an update under way.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// Rollbacks counts failed updates rolled back by updateStrategy.rollbackOnFailure.
+	Rollbacks = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "update_rollbacks_total",
+		Help:           "Failed PodCliqueSet updates rolled back to their last complete revision (updateStrategy.rollbackOnFailure).",
+		StabilityLevel: metrics.ALPHA,
+	})
 	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
 		Namespace: namespace, Name: "updates_stalled",
 		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
@@ -125,7 +131,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled)
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks)
 	})
 }
 

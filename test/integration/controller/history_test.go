@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -88,4 +90,64 @@ func TestRevisionHistoryAndUndo(t *testing.T) {
 	env.SetImage(t, ns, "w", image("v4"))
 	env.WaitUpdated(t, ns, "w", image("v4"), 3)
 	waitRevisions("4:v3 5:v4")
+}
+
+// updateStrategy.rollbackOnFailure: an update whose new pods can fit no node makes no step for
+// its 2 s progress deadline; the controller sets the last complete template back (the members
+// of that revision are never touched), reports Progressing=False/RolledBack with the reason,
+// records a RolledBack event, and the rollback's own update completes (no surge left,
+// UpdateInProgress False). A new template change by the user clears the record.
+func TestRollbackOnFailure(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("rollback", 4))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "w", 1, 0, 2)
+	pcs.Spec.UpdateStrategy.RollbackOnFailure = true
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "w", 1, 3)
+	framework.Eventually(t, wait, "the creation's revision complete", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+		return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
+	})
+	before := podIdentities(t, env, ns, "w")
+	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) {
+		c := &p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0]
+		c.Image = "registry.example.com/llm/worker:v2"
+		c.Resources.Limits["nvidia.com/gpu"] = resource.MustParse("16") // no node has 16
+	})
+	p := waitProgressing(t, env, ns, "w", grovev1.ReasonRolledBack, metav1.ConditionFalse)
+	if c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing); !strings.Contains(c.Message, "no update step for 2s (progressDeadlineSeconds)") {
+		t.Errorf("Progressing message %q does not say why", c.Message)
+	}
+	if got := p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0]; got.Image != "registry.example.com/llm/worker:v1" || got.Resources.Limits.Name("nvidia.com/gpu", resource.DecimalSI).Value() != 8 {
+		t.Errorf("template after the rollback: %s, %v", got.Image, got.Resources.Limits)
+	}
+	rec, ok := controller.RolledBack(p)
+	if !ok || rec.To != p.Status.CompleteRevision || rec.From == rec.To {
+		t.Errorf("rollback record %+v (ok %v), complete revision %s", rec, ok, p.Status.CompleteRevision)
+	}
+	framework.Eventually(t, wait, "RolledBack event", func(ctx context.Context) (bool, error) {
+		list, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=w,reason=" + grovev1.ReasonRolledBack})
+		return err == nil && len(list.Items) > 0, err
+	})
+	framework.Eventually(t, wait, "the rollback's update complete, the v1 members untouched", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		u := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionUpdateInProgress)
+		return u != nil && u.Status == metav1.ConditionFalse && fmt.Sprint(podIdentities(t, env, ns, "w")) == fmt.Sprint(before), nil
+	})
+	// A new change by the user clears the record and the condition.
+	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v3")
+	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v3", 3)
+	p = waitProgressing(t, env, ns, "w", "UpdateComplete", metav1.ConditionTrue)
+	if _, ok := controller.RolledBack(p); ok {
+		t.Error("the rollback record outlived a new template change")
+	}
 }

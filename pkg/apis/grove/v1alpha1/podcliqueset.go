@@ -122,6 +122,13 @@ type PodCliqueSetUpdateStrategy struct {
 	// Progressing=Unknown with reason Paused, and the progress deadline does not run.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
+	// RollbackOnFailure rolls an update back to the last complete revision
+	// (status.completeRevision) when its progress deadline passes or when every new member of
+	// the update has failed: the controller sets that revision's template back into
+	// spec.template and rolls to it with the same strategy and budgets, reports
+	// Progressing=False with reason RolledBack and records a RolledBack event.
+	// +optional
+	RollbackOnFailure bool `json:"rollbackOnFailure,omitempty"`
 }
 
 // RollingUpdateBudget bounds how many members may be unavailable and how many may be created
@@ -448,4 +455,10 @@ const (
 	// ReasonPaused is the reason of Progressing=Unknown while updateStrategy.paused holds an
 	// update.
 	ReasonPaused = "Paused"
+	// ReasonRolledBack is the reason of Progressing=False after updateStrategy.rollbackOnFailure
+	// rolled a failed update back (until the template is changed again).
+	ReasonRolledBack = "RolledBack"
+	// AnnotationRolledBack, set by the controller on a PodCliqueSet it rolled back, says from
+	// which revision, to which, and why (JSON); it is removed when the template changes again.
+	AnnotationRolledBack = "phalanx.dev/rolled-back"
 )
