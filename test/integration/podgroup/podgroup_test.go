@@ -148,12 +148,12 @@ func TestDeploymentRollingUpdateWithGang(t *testing.T) {
 	if _, err := env.Kube.AppsV1().Deployments(ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitRolledOut(t, env, ns, "serve", 1)
+	env.WaitRolledOut(t, ns, "serve", 1, 4)
 	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"registry.example.com/train:v2"}]}}}}`)
 	if _, err := env.Kube.AppsV1().Deployments(ns).Patch(context.Background(), "serve", types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitRolledOut(t, env, ns, "serve", 2)
+	env.WaitRolledOut(t, ns, "serve", 2, 4)
 	pods, err := groupPods(context.Background(), env, ns, "serve")
 	if err != nil {
 		t.Fatal(err)
@@ -163,19 +163,6 @@ func TestDeploymentRollingUpdateWithGang(t *testing.T) {
 			t.Errorf("pod %s still runs %s", p.Name, p.Spec.Containers[0].Image)
 		}
 	}
-}
-
-func waitRolledOut(t *testing.T, env *framework.Env, ns, name string, generation int64) {
-	t.Helper()
-	framework.Eventually(t, wait, fmt.Sprintf("deployment %s generation %d rolled out", name, generation), func(ctx context.Context) (bool, error) {
-		d, err := env.Kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		s := d.Status
-		return d.Generation == generation && s.ObservedGeneration == generation && s.UpdatedReplicas == 4 &&
-			s.AvailableReplicas == 4 && s.Replicas == 4 && s.UnavailableReplicas == 0, nil
-	})
 }
 
 // Must show 3: two PodGroups of 6 on capacity for 8 pods: one whole, the other waits whole.

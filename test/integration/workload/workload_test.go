@@ -249,13 +249,13 @@ func TestWorkloadDeploymentRollingUpdate(t *testing.T) {
 	if _, err := env.Kube.AppsV1().Deployments(ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitRolledOut(t, env, ns, "serve", 1)
+	env.WaitRolledOut(t, ns, "serve", 1, 4)
 	waitInitiallyScheduled(t, env, ns, "serve", metav1.ConditionTrue, "Scheduled", "")
 	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"registry.example.com/serve:v2"}]}}}}`)
 	if _, err := env.Kube.AppsV1().Deployments(ns).Patch(context.Background(), "serve", types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitRolledOut(t, env, ns, "serve", 2)
+	env.WaitRolledOut(t, ns, "serve", 2, 4)
 	pods, err := members(context.Background(), env, ns, "serve")
 	if err != nil {
 		t.Fatal(err)
@@ -265,19 +265,6 @@ func TestWorkloadDeploymentRollingUpdate(t *testing.T) {
 			t.Errorf("pod %s still runs %s", p.Name, p.Spec.Containers[0].Image)
 		}
 	}
-}
-
-func waitRolledOut(t *testing.T, env *framework.Env, ns, name string, generation int64) {
-	t.Helper()
-	framework.Eventually(t, wait, fmt.Sprintf("deployment %s generation %d rolled out", name, generation), func(ctx context.Context) (bool, error) {
-		d, err := env.Kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		s := d.Status
-		return d.Generation == generation && s.ObservedGeneration == generation && s.UpdatedReplicas == 4 &&
-			s.AvailableReplicas == 4 && s.Replicas == 4 && s.UnavailableReplicas == 0, nil
-	})
 }
 
 // The LeaderWorkerSet shape: a leader StatefulSet of 1 and a worker StatefulSet of 3, one

@@ -132,14 +132,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 const fieldManager = "phalanx-scheduler"
 
 func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
-	if w.recorder == nil {
-		return
-	}
-	ref := &v1.ObjectReference{APIVersion: schedv1.SchemeGroupVersion.String(), Kind: "PodGang", Namespace: k.Namespace, Name: k.Name}
-	if spec, ok := w.store.Spec(k); ok {
-		ref.UID = spec.UID
-	}
-	w.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+	gangplugin.RecordGangEvent(w.recorder, w.store, schedv1.SchemeGroupVersion.String(), "PodGang", k, eventType, reason, action, note)
 }
 
 func statusEqual(a, b *schedv1.PodGangStatus) bool {

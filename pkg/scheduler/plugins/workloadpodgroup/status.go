@@ -165,14 +165,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 }
 
 func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
-	if w.recorder == nil {
-		return
-	}
-	ref := &v1.ObjectReference{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup", Namespace: k.Namespace, Name: k.Name}
-	if spec, ok := w.store.Spec(k); ok {
-		ref.UID = spec.UID
-	}
-	w.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+	gangplugin.RecordGangEvent(w.recorder, w.store, schedulingv1beta1.SchemeGroupVersion.String(), "PodGroup", k, eventType, reason, action, note)
 }
 
 // conditionsEqual compares what Phalanx writes of conditions (the transition times follow).

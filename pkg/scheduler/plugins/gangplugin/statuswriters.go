@@ -4,8 +4,14 @@ import (
 	"sync"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
+
+// This file holds what the status writers of every gang kind share: their Warning limiter and
+// how they record events on a gang object.
 
 // WarnEvery is how often the same Warning reason may be recorded again for one gang.
 const WarnEvery = time.Minute
@@ -48,4 +54,17 @@ func (l *WarnLimiter) Forget(k gang.Key) {
 	l.mu.Lock()
 	delete(l.warned, k)
 	l.mu.Unlock()
+}
+
+// RecordGangEvent records an event on gang k's object (of apiVersion and kind), with the
+// object's UID when the store knows it. A nil recorder records nothing.
+func RecordGangEvent(recorder events.EventRecorder, store *gang.Store, apiVersion, kind string, k gang.Key, eventType, reason, action, note string) {
+	if recorder == nil {
+		return
+	}
+	ref := &v1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: k.Namespace, Name: k.Name}
+	if spec, ok := store.Spec(k); ok {
+		ref.UID = spec.UID
+	}
+	recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
 }
