@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -127,14 +129,20 @@ func (c *Controller) maybeRollBack(ctx context.Context, pcs *grovev1.PodCliqueSe
 	if err != nil {
 		return false, err
 	}
-	upd := pcs.DeepCopy()
-	upd.Spec.Template = data.Template
-	if upd.Annotations == nil {
-		upd.Annotations = map[string]string{}
+	// A JSON patch guarded by the resourceVersion: the controller may patch PodCliqueSets, not
+	// update them (manifests/deploy/rbac.yaml), and a concurrent change must win.
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
+		{"op": "replace", "path": "/spec/template", "value": data.Template},
+		{"op": "add", "path": "/metadata/annotations", "value": WithAnnotations(pcs.Annotations, map[string]string{
+			grovev1.AnnotationRolledBack: string(rec),
+			AnnotationChangeCause:        fmt.Sprintf("rollbackOnFailure: rolled back from %s to %s", rev, cr.Name),
+		})},
+	})
+	if err != nil {
+		return false, err
 	}
-	upd.Annotations[grovev1.AnnotationRolledBack] = string(rec)
-	upd.Annotations[AnnotationChangeCause] = fmt.Sprintf("rollbackOnFailure: rolled back from %s to %s", rev, cr.Name)
-	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Patch(ctx, pcs.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		return false, fmt.Errorf("rolling %s back to %s: %w", pcs.Name, cr.Name, err)
 	}
 	metrics.Rollbacks.Inc()
@@ -152,13 +160,30 @@ func (c *Controller) clearRollback(ctx context.Context, pcs *grovev1.PodCliqueSe
 	if !ok || r.To == RevisionName(pcs.Name, rev) {
 		return pcs, nil
 	}
-	upd := pcs.DeepCopy()
-	delete(upd.Annotations, grovev1.AnnotationRolledBack)
-	got, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Update(ctx, upd, metav1.UpdateOptions{})
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
+		{"op": "remove", "path": "/metadata/annotations/" + strings.ReplaceAll(grovev1.AnnotationRolledBack, "/", "~1")},
+	})
+	if err != nil {
+		return nil, err
+	}
+	got, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).Patch(ctx, pcs.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("clearing the rollback record of %s: %w", pcs.Name, err)
 	}
 	return got, nil
+}
+
+// WithAnnotations is a copy of annotations with set added.
+func WithAnnotations(annotations, set map[string]string) map[string]string {
+	out := make(map[string]string, len(annotations)+len(set))
+	for k, v := range annotations {
+		out[k] = v
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	return out
 }
 
 // rollbackCondition is Progressing=False/RolledBack while the rollback record stands.

@@ -146,7 +146,8 @@ func Undo(ctx context.Context, kube kubernetes.Interface, client versioned.Inter
 	patch, err := json.Marshal([]map[string]any{
 		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
 		{"op": "replace", "path": "/spec/template", "value": tmpl},
-		{"op": "add", "path": "/metadata/annotations", "value": undoAnnotations(pcs, target.Revision)},
+		{"op": "add", "path": "/metadata/annotations", "value": controller.WithAnnotations(pcs.Annotations, map[string]string{
+			controller.AnnotationChangeCause: fmt.Sprintf("kubectl phalanx rollout undo --to-revision=%d", target.Revision)})},
 	})
 	if err != nil {
 		return 0, err
@@ -155,14 +156,4 @@ func Undo(ctx context.Context, kube kubernetes.Interface, client versioned.Inter
 		return 0, fmt.Errorf("rolling %s back to revision %d: %w", name, target.Revision, err)
 	}
 	return target.Revision, nil
-}
-
-// undoAnnotations are the PodCliqueSet's annotations with the change cause of a rollback.
-func undoAnnotations(pcs *grovev1.PodCliqueSet, to int64) map[string]string {
-	out := map[string]string{}
-	for k, v := range pcs.Annotations {
-		out[k] = v
-	}
-	out[controller.AnnotationChangeCause] = fmt.Sprintf("kubectl phalanx rollout undo --to-revision=%d", to)
-	return out
 }
