@@ -216,15 +216,16 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		}
 	}
 	if o.ControllerManager {
-		kcm, err := c.spawn(o, "kube-controller-manager",
-			"--kubeconfig="+c.Kubeconfig,
-			"--controllers=deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller",
-			"--leader-elect=false",
-			"--secure-port=0",
-			"--use-service-account-credentials=false",
-			"--root-ca-file="+certs.CACert,
-			"--v=1",
-		)
+		controllers := "deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller"
+		kcmArgs := []string{"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0",
+			"--use-service-account-credentials=false", "--root-ca-file=" + certs.CACert, "--v=1"}
+		if o.WorkloadAPI {
+			// PodGroups carry the scheduling.k8s.io/podgroup-protection finalizer, which only
+			// this controller removes (with the gate on in kube-controller-manager too).
+			controllers += ",podgroup-protection-controller"
+			kcmArgs = append(kcmArgs, "--feature-gates=GenericWorkload=true")
+		}
+		kcm, err := c.spawn(o, "kube-controller-manager", append(kcmArgs, "--controllers="+controllers)...)
 		if err != nil {
 			return nil, err
 		}

@@ -46,6 +46,7 @@ func run(args []string) error {
 	fs.IntVar(&shape.BlocksPerZone, "blocks-per-zone", shape.BlocksPerZone, "blocks per zone (label "+localcluster.LabelZone+")")
 	apiPort := fs.Int("apiserver-port", 6643, "kube-apiserver secure port on 127.0.0.1")
 	etcdPort := fs.Int("etcd-port", 2479, "etcd client port on 127.0.0.1")
+	controllers := fs.Bool("controller-manager", true, "also run kube-controller-manager (Deployments, Jobs, StatefulSets, garbage collection, namespace deletion)")
 	workloadAPI := fs.Bool("workload-api", true, "serve the upstream Workload API (scheduling.k8s.io/v1beta1 PodGroups: kube-apiserver --feature-gates=GenericWorkload=true --runtime-config=scheduling.k8s.io/v1beta1=true)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -76,14 +77,15 @@ func run(args []string) error {
 	if err != nil {
 		fmt.Printf("starting etcd, kube-apiserver and kwok in %s\n", *dir)
 		c, err = localcluster.Start(ctx, localcluster.Options{
-			Dir:           *dir,
-			BinDir:        filepath.Join(root, "bin"),
-			KwokStages:    filepath.Join(root, "hack", "kwok", "stages.yaml"),
-			EtcdPort:      *etcdPort,
-			EtcdPeerPort:  *etcdPort + 1,
-			APIServerPort: *apiPort,
-			Detach:        true,
-			WorkloadAPI:   *workloadAPI,
+			Dir:               *dir,
+			BinDir:            filepath.Join(root, "bin"),
+			KwokStages:        filepath.Join(root, "hack", "kwok", "stages.yaml"),
+			EtcdPort:          *etcdPort,
+			EtcdPeerPort:      *etcdPort + 1,
+			APIServerPort:     *apiPort,
+			Detach:            true,
+			WorkloadAPI:       *workloadAPI,
+			ControllerManager: *controllers,
 		})
 		if err != nil {
 			return err
