@@ -161,6 +161,18 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 		}
 		if ru := us.RollingUpdate; ru != nil {
 			rp := usPath.Child("rollingUpdate")
+			if pt := ru.Partition; pt != nil {
+				switch {
+				case *pt < 0:
+					errs = append(errs, field.Invalid(rp.Child("partition"), *pt, "must not be negative"))
+				case *pt > spec.Replicas:
+					errs = append(errs, field.Invalid(rp.Child("partition"), *pt,
+						fmt.Sprintf("must not exceed spec.replicas (%d): the replicas with an index below the partition keep the last complete revision", spec.Replicas)))
+				}
+				if typ == grovev1.OnDeleteStrategyType && *pt > 0 {
+					errs = append(errs, field.Forbidden(rp.Child("partition"), "type OnDelete replaces nothing by itself: a partition has nothing to hold back"))
+				}
+			}
 			if typ == grovev1.ReplicaRecreateStrategyType {
 				errs = append(errs, validateBudget(rp, ru.MaxSurge, ru.MaxUnavailable, int(spec.Replicas), "spec.replicas")...)
 			} else {

@@ -200,6 +200,15 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		{name: "two schedulers", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[0].Spec.PodSpec.SchedulerName = ""
 		}, want: []string{`spec.template.cliques.spec.podSpec.schedulerName: Invalid value: "(default): frontend; phalanx-scheduler: prefill-leader,prefill-worker,decode-leader,decode-worker": every clique must use the same scheduler: a gang split across schedulers can never be placed as a whole`}},
+		{name: "partition 1 of 2 (a canary)", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{RollingUpdate: &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](1)}}
+		}},
+		{name: "partition above replicas", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{RollingUpdate: &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](3)}}
+		}, want: []string{`spec.updateStrategy.rollingUpdate.partition: Invalid value: 3: must not exceed spec.replicas (2): the replicas with an index below the partition keep the last complete revision`}},
+		{name: "partition with OnDelete", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.OnDeleteStrategyType, RollingUpdate: &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](1)}}
+		}, want: []string{`spec.updateStrategy.rollingUpdate.partition: Forbidden: type OnDelete replaces nothing by itself: a partition has nothing to hold back`}},
 		{name: "no cliques", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques, p.Spec.Template.PodCliqueScalingGroupConfigs = nil, nil
 		}, want: []string{`spec.template.cliques: Required value: a PodCliqueSet needs at least one clique`}},

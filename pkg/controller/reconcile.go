@@ -38,7 +38,11 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err := c.replaceFinished(ctx, pcs, obs); err != nil {
 		return err
 	}
-	ro, err := planRollout(pcs, obs, nil)
+	hold, err := c.partitionHold(pcs)
+	if err != nil {
+		return err
+	}
+	ro, err := planRollout(pcs, obs, nil, hold)
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
@@ -54,7 +58,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		if len(blocked) > 0 {
-			if ro, err = planRollout(pcs, obs, blocked); err != nil {
+			if ro, err = planRollout(pcs, obs, blocked, hold); err != nil {
 				return fmt.Errorf("planning the update of %s: %w", key, err)
 			}
 		}
@@ -67,7 +71,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if _, err := c.syncHistory(ctx, pcs, revision(pcs, ro.hashes), pcs.Status.CompleteRevision); err != nil {
 		return err
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates()})
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err

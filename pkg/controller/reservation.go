@@ -28,8 +28,11 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 
 // reservations computes, for every gang that loses members to replacement this pass, the
 // capacity its bound pods hold on each node now (before the deletion): the scheduler keeps
-// what the gang has not taken back yet for its replacements (gang.Reservation). Keys are gang
-// names; values are annotation values.
+// what the gang has not taken back yet for its replacements (gang.Reservation). Surge members
+// are left out: they go when the update completes, so the node a surge member frees would
+// otherwise stay held, for nobody, until the hold expires (it blocked the next replica's surge
+// for reservationHoldSeconds: TestPartition). Keys are gang names; values are annotation
+// values.
 func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]string, error) {
 	// Each gang that loses a member to replacement, with its bound live pods.
 	replaced := map[string]bool{}
@@ -42,7 +45,7 @@ func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]strin
 		if replacedPod(p, ro) {
 			replaced[g] = true
 		}
-		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil && p.Labels[grovev1.LabelSurge] != "true" {
 			bound[g] = append(bound[g], p)
 		}
 	}

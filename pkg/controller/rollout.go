@@ -47,6 +47,29 @@ type rollout struct {
 	waitingDeletion int
 	// paused is set while updateStrategy.paused holds the update (its units plan no step).
 	paused bool
+	// hold is the partition of the update: the replicas below it and the template they keep.
+	hold partitionHold
+}
+
+// partitionHold is what rollingUpdate.partition holds back: replicas 0..n-1 keep template (the
+// last complete revision, named revision) while the others move to spec.template. n is 0 when
+// nothing is held (no partition, no update under way, or no complete revision to hold to).
+type partitionHold struct {
+	n        int
+	template *grovev1.PodCliqueSetTemplateSpec
+	revision string
+}
+
+// templates are the held replicas' templates (workload.Observed.ReplicaTemplates).
+func (h partitionHold) templates() map[int]*grovev1.PodCliqueSetTemplateSpec {
+	if h.n == 0 {
+		return nil
+	}
+	out := make(map[int]*grovev1.PodCliqueSetTemplateSpec, h.n)
+	for r := 0; r < h.n; r++ {
+		out[r] = h.template
+	}
+	return out
 }
 
 // replicasUnitName is the update unit of the PodCliqueSet replicas (ReplicaRecreate).
@@ -59,8 +82,16 @@ const replicasUnitName = "replicas"
 //
 // blocked names the units whose surge the admission check refused (with its message): their
 // surge is not planned.
-func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string) (*rollout, error) {
+//
+// hold keeps the replicas below the partition at the complete revision: their units target its
+// hashes, so their members are at target, and a lost one is recreated from it.
+func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string, hold partitionHold) (*rollout, error) {
 	hashes := workload.TemplateHashes(pcs)
+	templates := hold.templates()
+	var heldHashes map[string]string
+	if hold.n > 0 {
+		heldHashes = workload.TemplateHashes(workload.ReplicaPCS(pcs, templates, 0))
+	}
 	inGroup := map[string]bool{}
 	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 		for _, c := range g.CliqueNames {
@@ -80,6 +111,10 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	paused := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Paused
 	var replicas []update.Replica
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		rp, rh := pcs, hashes
+		if r < hold.n {
+			rp, rh = workload.ReplicaPCS(pcs, templates, r), heldHashes
+		}
 		rep := update.Replica{Index: r, Scheduled: len(gangsOf[strconv.Itoa(r)]) > 0}
 		for _, g := range gangsOf[strconv.Itoa(r)] {
 			if !meta.IsStatusConditionTrue(g.Status.Conditions, schedv1.ConditionScheduled) {
@@ -89,13 +124,13 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 				rep.MinAvailableBreached = true
 			}
 		}
-		for i := range pcs.Spec.Template.Cliques {
-			c := &pcs.Spec.Template.Cliques[i]
+		for i := range rp.Spec.Template.Cliques {
+			c := &rp.Spec.Template.Cliques[i]
 			if inGroup[c.Name] {
 				continue
 			}
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
-			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: hashes[c.Name],
+			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name],
 				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 			if s := c.UpdateStrategy; s != nil {
 				if s.MaxSurge != nil {
@@ -115,8 +150,8 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			}
 			rep.Units = append(rep.Units, u)
 		}
-		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			rep.Units = append(rep.Units, groupUnit(pcs, r, &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, hashes))
+		for gi := range rp.Spec.Template.PodCliqueScalingGroupConfigs {
+			rep.Units = append(rep.Units, groupUnit(rp, r, &rp.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, rh))
 		}
 		for ui := range rep.Units {
 			u := &rep.Units[ui]
@@ -132,7 +167,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	onDelete := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.OnDeleteStrategyType
 	var replicaUnit update.Unit
 	if recreate {
-		replicaUnit = replicasUnit(pcs, obs, hashes)
+		replicaUnit = replicasUnit(pcs, obs, hashes, hold.n, heldHashes)
 		replicaUnit.Paused = paused
 		if _, ok := blocked[replicaUnit.Name]; ok {
 			replicaUnit.SurgeBlocked = true
@@ -180,7 +215,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
 		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
-		onDelete: onDelete, paused: paused && !onDelete}
+		onDelete: onDelete, paused: paused && !onDelete, hold: hold}
 	if onDelete {
 		ro.waitingDeletion = waitingDeletion
 	}
@@ -257,7 +292,10 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 // replicasUnit is the PodCliqueSet replicas as one update unit (ReplicaRecreate): a replica is
 // at the target when every pod runs its clique's newest template, available when each of its
 // gangs has minAvailable Ready pods; the budgets are the PCS-level ones (default 1/0).
-func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string) update.Unit {
+//
+// Replicas below the partition (held) are at the target when their pods run the held
+// template.
+func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string, held int, heldHashes map[string]string) update.Unit {
 	u := update.Unit{Name: replicasUnitName, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes),
 		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
 	if ru := pcs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
@@ -291,7 +329,11 @@ func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]st
 			continue
 		}
 		m := member(r)
-		if p.Labels[grovev1.LabelPodTemplateHash] != hashes[p.Labels[workload.LabelCliqueTemplate]] {
+		want := hashes
+		if r < held {
+			want = heldHashes
+		}
+		if p.Labels[grovev1.LabelPodTemplateHash] != want[p.Labels[workload.LabelCliqueTemplate]] {
 			m.Revision = "old"
 		}
 		if p.DeletionTimestamp != nil {
@@ -433,6 +475,13 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		if ro.plan.Waiting != "" {
 			c.Message += "; " + ro.plan.Waiting
 		}
+	case ro.hold.n > 0 && ro.plan.Done:
+		// rollingUpdate.partition holds the replicas below it: the update is as far as it may
+		// go; no deadline runs, and the complete revision stays the held one.
+		p.LastProgressAt = &now
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonPartitioned
+		c.Message = fmt.Sprintf("replicas %d and above run revision %s; the %d below rollingUpdate.partition keep %s; lower the partition to go on",
+			ro.hold.n, rev, ro.hold.n, ro.hold.revision)
 	case ro.plan.Done || p.UpdateEndedAt != nil:
 		// Done: every unit of every replica is done by its own plan. Once the update of this
 		// revision has ended, a member lost later (evicted, node gone) is self-healing, not an

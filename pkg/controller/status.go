@@ -67,7 +67,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			}
 		}
 	}
-	st := setStatus(pcs, obs, want, now, conflicts)
+	st := setStatus(pcs, obs, want, now, conflicts, ro.hold.n)
 	setProgress(&st, pcs, ro, now)
 	c.reportSurge(pcs, &st)
 	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
@@ -87,8 +87,9 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 
 // setStatus computes the PodCliqueSet status: a replica is available when every standalone
 // clique and every scaling group of it meets its minAvailable (workload.ReplicaAvailable),
-// updated when every pod it should have exists with its template's revision.
-func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string) grovev1.PodCliqueSetStatus {
+// updated when every pod it should have exists with its template's revision (never one of the
+// held replicas below the update's partition: they keep an older revision on purpose).
+func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string, held int) grovev1.PodCliqueSetStatus {
 	st := *pcs.Status.DeepCopy()
 	st.ObservedGeneration = ptr.To(pcs.Generation)
 	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name}).String())
@@ -107,7 +108,8 @@ func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, n
 	}
 	updated := map[string]bool{}
 	for r := range replicas {
-		updated[r] = true
+		i, err := strconv.Atoi(r)
+		updated[r] = err != nil || i >= held
 	}
 	for _, p := range want.Pods {
 		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]

@@ -41,7 +41,7 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	if len(members) == 0 {
 		return nil, nil
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas})
+	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates()})
 	gangs := map[string]gang.Spec{}
 	for _, g := range want.PodGangs {
 		gangs[g.Name] = gang.SpecFromPodGang(g)

@@ -32,6 +32,23 @@ type Observed struct {
 	// SurgeReplicas are the PodCliqueSet replica indices at or above spec.replicas that exist
 	// or that the planner creates (ReplicaRecreate with maxSurge).
 	SurgeReplicas []int
+	// ReplicaTemplates are the PodCliqueSet replicas whose objects are made from another
+	// template than spec.template: an update's partition holds the replicas below it at the
+	// last complete revision. The template must have the same cliques and scaling groups
+	// (the webhook keeps them immutable).
+	ReplicaTemplates map[int]*grovev1.PodCliqueSetTemplateSpec
+}
+
+// ReplicaPCS is pcs as replica r is made: with its held template (Observed.ReplicaTemplates)
+// in place of spec.template, or pcs itself.
+func ReplicaPCS(pcs *grovev1.PodCliqueSet, templates map[int]*grovev1.PodCliqueSetTemplateSpec, r int) *grovev1.PodCliqueSet {
+	t := templates[r]
+	if t == nil {
+		return pcs
+	}
+	out := *pcs // shallow: only the template differs, and nothing writes through it
+	out.Spec.Template = *t
+	return &out
 }
 
 // World is every object a PodCliqueSet should have. Pods carry no owner reference: it names
@@ -87,20 +104,10 @@ func CliqueMinAvailable(c *grovev1.PodCliqueTemplateSpec) int32 {
 }
 
 // Desired computes the world of a PodCliqueSet.
-func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
+func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 	w := &World{}
-	inGroup := map[string]*grovev1.PodCliqueScalingGroupConfig{}
-	for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-		g := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
-		for _, c := range g.CliqueNames {
-			inGroup[c] = g
-		}
-	}
-	cliques := map[string]*grovev1.PodCliqueTemplateSpec{}
-	for i := range pcs.Spec.Template.Cliques {
-		cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
-	}
-	owner := *metav1.NewControllerRef(pcs, grovev1.SchemeGroupVersion.WithKind("PodCliqueSet"))
+	owner := *metav1.NewControllerRef(set, grovev1.SchemeGroupVersion.WithKind("PodCliqueSet"))
+	pcs := set
 	replicas := make([]int, 0, int(pcs.Spec.Replicas)+len(obs.SurgeReplicas))
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
 		replicas = append(replicas, r)
@@ -111,6 +118,18 @@ func Desired(pcs *grovev1.PodCliqueSet, obs Observed) *World {
 		}
 	}
 	for _, r := range replicas {
+		pcs := ReplicaPCS(set, obs.ReplicaTemplates, r)
+		inGroup := map[string]*grovev1.PodCliqueScalingGroupConfig{}
+		for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			g := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
+			for _, c := range g.CliqueNames {
+				inGroup[c] = g
+			}
+		}
+		cliques := map[string]*grovev1.PodCliqueTemplateSpec{}
+		for i := range pcs.Spec.Template.Cliques {
+			cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
+		}
 		b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w}
 		b.service()
 		base := b.gang(BasePodGangName(pcs.Name, r), "")

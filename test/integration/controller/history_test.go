@@ -151,3 +151,61 @@ func TestRollbackOnFailure(t *testing.T) {
 		t.Error("the rollback record outlived a new template change")
 	}
 }
+
+// rollingUpdate.partition 2 of 3 replicas: an update reaches replica 2 only (a canary); the
+// replicas below keep the complete revision, a lost member of theirs comes back from it, and
+// Progressing says Partitioned (no deadline, updatedReplicas 1); lowering the partition to 0
+// completes the update, and the complete revision moves.
+func TestPartition(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("partition", 4))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.Workers(ns, "p", 1, 0, 600)
+	pcs.Spec.Replicas = 3
+	pcs.Spec.Template.Cliques[0].Spec.Replicas = 1
+	pcs.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](2)}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "p", 3, 3)
+	var v1Revision string
+	framework.Eventually(t, wait, "the creation's revision complete", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "p", metav1.GetOptions{})
+		v1Revision = p.Status.CompleteRevision
+		return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
+	})
+	before := podIdentities(t, env, ns, "p")
+	env.SetImage(t, ns, "p", "registry.example.com/llm/worker:v2")
+	p := waitProgressing(t, env, ns, "p", controller.ReasonPartitioned, metav1.ConditionTrue)
+	now := podIdentities(t, env, ns, "p")
+	for _, name := range []string{"p-0-worker-0", "p-1-worker-0"} {
+		if now[name] != before[name] {
+			t.Errorf("%s below the partition changed: %q -> %q", name, before[name], now[name])
+		}
+	}
+	if !strings.HasSuffix(now["p-2-worker-0"], "worker:v2") || len(now) != 3 {
+		t.Errorf("replica 2 not updated, or a surge left: %v", now)
+	}
+	if p.Status.UpdatedReplicas != 1 || p.Status.CompleteRevision != v1Revision {
+		t.Errorf("updatedReplicas %d (want 1), completeRevision %s (want the held %s)", p.Status.UpdatedReplicas, p.Status.CompleteRevision, v1Revision)
+	}
+	// A member below the partition that is lost comes back from the held template.
+	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, "p-0-worker-0", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "p-0-worker-0 recreated at v1", func(ctx context.Context) (bool, error) {
+		got := podIdentities(t, env, ns, "p")["p-0-worker-0"]
+		return got != "" && got != before["p-0-worker-0"] && strings.HasSuffix(got, "worker:v1"), nil
+	})
+	// Lowering the partition goes on to the end.
+	env.UpdatePCS(t, ns, "p", func(p *grovev1.PodCliqueSet) { p.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0) })
+	env.WaitUpdated(t, ns, "p", "registry.example.com/llm/worker:v2", 3)
+	p = waitProgressing(t, env, ns, "p", "UpdateComplete", metav1.ConditionTrue)
+	framework.Eventually(t, wait, "the complete revision moved", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "p", metav1.GetOptions{})
+		return err == nil && p.Status.CompleteRevision == p.Status.UpdateRevision && p.Status.CompleteRevision != v1Revision && p.Status.UpdatedReplicas == 3, err
+	})
+}

@@ -145,6 +145,14 @@ type RollingUpdateBudget struct {
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : self.matches('^[0-9]+%$')",message="must be a non-negative integer or a percentage such as '25%'"
 	// +optional
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+	// Partition holds the PodCliqueSet replicas with an index below it at the last complete
+	// revision (status.completeRevision) during an update, as a StatefulSet's partition: the
+	// replicas at or above it are updated (a canary), those below keep their template, and a
+	// member of theirs that is lost is recreated from it. Lowering it continues the update; the
+	// update completes when it is 0. Any update type but OnDelete; at most spec.replicas.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Partition *int32 `json:"partition,omitempty"`
 }
 
 // ComponentUpdateStrategy is the update strategy of a standalone clique (pods) or a scaling
