@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,8 @@ type World struct {
 	Services  []corev1.Service
 	Nodes     []corev1.Node
 	OtherPods []corev1.Pod
+	// Revisions are the PodCliqueSet's ControllerRevisions (a partition holds replicas at one).
+	Revisions []appsv1.ControllerRevision
 }
 
 // LoadWorld reads the World of a PodCliqueSet.
@@ -72,6 +75,11 @@ func LoadWorld(ctx context.Context, kube kubernetes.Interface, client versioned.
 		return nil, err
 	}
 	w.Services = sl.Items
+	rl, err := kube.AppsV1().ControllerRevisions(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, fmt.Errorf("listing the revisions of %s: %w", name, err)
+	}
+	w.Revisions = rl.Items
 	nl, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
@@ -116,6 +124,9 @@ type Preview struct {
 	// Done: the preview reached UpdateComplete; otherwise Stuck says what it waits for.
 	Done  bool   `json:"done"`
 	Stuck string `json:"stuck,omitempty"`
+	// Partitioned, when the update stops at rollingUpdate.partition, says which replicas keep
+	// their revision.
+	Partitioned string `json:"partitioned,omitempty"`
 	// MinAvailable and MinReadyPods are the lowest capacity during the update; PeakExtraGPUs
 	// the most GPUs the PodCliqueSet used above its starting use (surge).
 	MinAvailable  int32 `json:"minAvailableReplicas"`
@@ -173,6 +184,9 @@ func PlanUpdate(ctx context.Context, kube kubernetes.Interface, profile *config.
 	}
 	for i := range w.Nodes {
 		kubeObjs = append(kubeObjs, &w.Nodes[i])
+	}
+	for i := range w.Revisions {
+		kubeObjs = append(kubeObjs, &w.Revisions[i])
 	}
 	fkube := kubefake.NewClientset(kubeObjs...)
 	fclient := versionedfake.NewSimpleClientset(phalanxObjs...)
@@ -251,6 +265,9 @@ func PlanUpdate(ctx context.Context, kube kubernetes.Interface, profile *config.
 		}
 		if last.Done {
 			pv.Done = true
+			if c := meta.FindStatusCondition(cur.Status.Conditions, grovev1.ConditionProgressing); c != nil && c.Reason == controller.ReasonPartitioned {
+				pv.Partitioned = c.Message
+			}
 			return pv, nil
 		}
 		if idle >= 3 {
@@ -523,6 +540,9 @@ func RenderPlan(out io.Writer, pv *Preview, pal Palette) {
 	if pv.Done {
 		fmt.Fprintf(out, "%s in %d steps; lowest capacity %d replicas available, %d of %d pods Ready; surge up to %d GPUs\n",
 			pal.paint(pal.Good, "completes"), len(pv.Steps), pv.MinAvailable, pv.MinReadyPods, pv.StartPods, pv.PeakExtraGPUs)
+		if pv.Partitioned != "" {
+			fmt.Fprintf(out, "up to the partition: %s\n", pv.Partitioned)
+		}
 		return
 	}
 	fmt.Fprintf(out, "%s after %d steps: %s\n", pal.paint(pal.Bad, "stops"), len(pv.Steps), pv.Stuck)

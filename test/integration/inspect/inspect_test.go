@@ -227,6 +227,12 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 		{"PodClique replicas 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Workers(ns, "w", 1, 0, 600) }, 4, 3, "plan-podclique.golden"},
 		{"scaling group replicas 3, minAvailable 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.GroupSet(ns, "g", 3, 3, 1, 0) }, 12, 9, "plan-scalinggroup.golden"},
 		{"ReplicaRecreate replicas 2, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Recreate(ns, "rr", 2, 1, 0) }, 9, 6, "plan-replicarecreate.golden"},
+		{"replicas 3, rollingUpdate.partition 2", func(ns string) *grovev1.PodCliqueSet {
+			p := framework.Workers(ns, "pt", 1, 0, 600)
+			p.Spec.Replicas, p.Spec.Template.Cliques[0].Spec.Replicas = 3, 1
+			p.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](2)}
+			return p
+		}, 4, 3, "plan-partition.golden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := framework.Shared(t)
@@ -240,6 +246,11 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			env.WaitAvailable(t, ns, pcs.Name, pcs.Spec.Replicas, tc.pods)
+			// The creation's revision complete (a partition holds replicas at it).
+			framework.Eventually(t, time.Minute, "the creation's revision complete", func(ctx context.Context) (bool, error) {
+				p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
+				return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
+			})
 			image := "registry.example.com/llm/next:v2"
 
 			world, err := inspect.LoadWorld(ctx, env.Kube, env.Phalanx, ns, pcs.Name)
@@ -282,7 +293,21 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 			rec.armed = true
 			rec.mu.Unlock()
 			env.SetImage(t, ns, pcs.Name, image)
-			env.WaitUpdated(t, ns, pcs.Name, image, tc.pods)
+			if pcs.Spec.UpdateStrategy.RollingUpdate != nil && pcs.Spec.UpdateStrategy.RollingUpdate.Partition != nil {
+				if pv.Partitioned == "" {
+					t.Error("the preview does not say that the partition holds replicas back")
+				}
+				framework.Eventually(t, time.Minute, "the real update at its partition", func(ctx context.Context) (bool, error) {
+					p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
+					if err != nil {
+						return false, err
+					}
+					c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+					return c != nil && c.Reason == controller.ReasonPartitioned && c.ObservedGeneration == p.Generation, nil
+				})
+			} else {
+				env.WaitUpdated(t, ns, pcs.Name, image, tc.pods)
+			}
 			rec.mu.Lock()
 			real := append([]string(nil), rec.steps...)
 			rec.mu.Unlock()
