@@ -225,9 +225,17 @@ func TestRandomizedRollingUpdates(t *testing.T) {
 	runSims(t, "TestRandomizedRollingUpdates", simulateReplicas)
 }
 
+// simulateReplicas rolls 1-3 PodCliqueSet replicas one at a time. In a third of the runs a
+// rollingUpdate.partition holds the replicas below it at the old revision, as the controller
+// does (their units target the old revision), and is lowered to 0 at a random step; invariant:
+// no action ever touches a replica below the partition in force.
 func simulateReplicas(seed int64) string {
 	r := rand.New(rand.NewSource(seed))
 	n := 1 + r.Intn(3)
+	partition, lowerAt := 0, -1
+	if r.Intn(3) == 0 {
+		partition, lowerAt = r.Intn(n+1), r.Intn(60)
+	}
 	type simReplica struct {
 		unit    Unit
 		members []*simMember
@@ -254,6 +262,15 @@ func simulateReplicas(seed int64) string {
 		return true
 	}
 	for step := 0; step < 400; step++ {
+		if step == lowerAt {
+			partition = 0
+		}
+		for i, sr := range reps {
+			sr.unit.Target = "new"
+			if i < partition {
+				sr.unit.Target = "old"
+			}
+		}
 		for _, sr := range reps {
 			var next []*simMember
 			for _, m := range sr.members {
@@ -291,13 +308,16 @@ func simulateReplicas(seed int64) string {
 				}
 				seen := map[int]bool{}
 				for _, m := range sr.members {
-					if m.Revision != "new" || seen[m.Index] {
+					if m.Revision != sr.unit.Target || seen[m.Index] {
 						return fmt.Sprintf("step %d: done with replica %d member %d at %q (or twice)", step, i, m.Index, m.Revision)
 					}
 					seen[m.Index] = true
 				}
 			}
-			return ""
+			if partition == 0 {
+				return ""
+			}
+			// Done up to the partition: the held replicas wait for it to be lowered.
 		}
 		actions := p.Actions
 		if len(actions) > 0 && r.Intn(4) == 0 {
@@ -312,6 +332,9 @@ func simulateReplicas(seed int64) string {
 			}
 			if target < 0 {
 				return fmt.Sprintf("step %d: action %s names no replica's unit", step, a)
+			}
+			if target < partition {
+				return fmt.Sprintf("step %d: action %s touches replica %d below the partition %d", step, a, target, partition)
 			}
 			sr := reps[target]
 			switch a.Type {
@@ -335,5 +358,5 @@ func simulateReplicas(seed int64) string {
 			return fmt.Sprintf("step %d: %d replicas in flight at once (RollingUpdate takes one PodCliqueSet replica at a time)", step, inFlight)
 		}
 	}
-	return fmt.Sprintf("not done after 400 steps (%d replicas of %d, surge %v, unavailable %v)", n, desired, surgeB, unavailB)
+	return fmt.Sprintf("not done after 400 steps (%d replicas of %d, surge %v, unavailable %v, partition %d)", n, desired, surgeB, unavailB, partition)
 }
