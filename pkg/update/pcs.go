@@ -34,6 +34,27 @@ func (r Replica) started() bool {
 	return !r.updated() && r.anyAtTarget()
 }
 
+// disrupted reports whether a unit of the replica has a terminating member or fewer members
+// below its desired count than it desires: it is short already (an old member deleted for
+// replacement whose successor is not made yet, an eviction, a scale-up).
+func (r Replica) disrupted() bool {
+	for _, u := range r.Units {
+		present := 0
+		for _, m := range u.Members {
+			if m.Terminating {
+				return true
+			}
+			if m.Index < u.Desired {
+				present++
+			}
+		}
+		if present < u.Desired {
+			return true
+		}
+	}
+	return false
+}
+
 func (r Replica) anyAtTarget() bool {
 	for _, u := range r.Units {
 		for _, m := range u.Members {
@@ -109,6 +130,12 @@ func nextReplica(replicas []Replica, settled func(i int) bool) int {
 		}
 		if a.MinAvailableBreached != b.MinAvailableBreached {
 			return a.MinAvailableBreached
+		}
+		// A replica that is short already goes before a whole one, so that one replica at
+		// most is short because of the update (a partition lowered, or the template changed,
+		// while a higher replica waited for a replacement: TestRandomizedRollingUpdates).
+		if da, db := a.disrupted(), b.disrupted(); da != db {
+			return da
 		}
 		return a.Index < b.Index
 	})

@@ -39,26 +39,46 @@ func TestNextReplica(t *testing.T) {
 	}
 }
 
-// One PodCliqueSet replica at a time: replica 1 is untouched until replica 0 is done, but its
-// missing members are created (from the newest template).
+// One PodCliqueSet replica at a time: replica 1 is untouched until replica 0 (started) is
+// done, but its missing members are created (from the newest template).
 func TestRollingUpdateOneReplicaAtATime(t *testing.T) {
-	r0 := replica(0, true, false, "old", "old")
+	r0 := replica(0, true, false, "new", "old")
 	r1 := replica(1, true, false, "old")
-	r1.Units[0].Desired = 2 // scaled up during the update: index 1 is missing
+	r1.Units[0].Name, r1.Units[0].Desired = "frontend-1", 2 // scaled up during the update: index 1 is missing
 	p, err := PlanRollingUpdate([]Replica{r0, r1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, a := range p.Actions {
-		got = append(got, a.String())
-	}
-	if strings.Join(got, ", ") != "delete frontend[0], create frontend[1]" || len(p.Updating) != 1 || p.Updating[0] != 0 {
+	if got := actionStrings(p); got != "delete frontend[1], create frontend-1[1]" || fmt.Sprint(p.Updating) != "[0]" {
 		t.Errorf("actions %v updating %v: want replica 0 rolled and only the hole of replica 1 filled", got, p.Updating)
 	}
 	if p.Actions[1].Revision != "new" {
 		t.Errorf("a member created during the update uses the newest template, got %q", p.Actions[1].Revision)
 	}
+}
+
+// Between replicas not started yet, one that is short already (a member missing: replaced and
+// not made again yet, evicted, scaled up) goes first, so that one replica at most is short
+// because of the update; the whole replica 0 is untouched.
+func TestRollingUpdateShortReplicaFirst(t *testing.T) {
+	r0 := replica(0, true, false, "old", "old")
+	r1 := replica(1, true, false, "old")
+	r1.Units[0].Name, r1.Units[0].Desired = "frontend-1", 2
+	p, err := PlanRollingUpdate([]Replica{r0, r1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actionStrings(p); got != "create frontend-1[1]" || fmt.Sprint(p.Updating) != "[1]" {
+		t.Errorf("actions %v updating %v: want replica 1 (short) first, replica 0 untouched", got, p.Updating)
+	}
+}
+
+func actionStrings(p Plan) string {
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.String())
+	}
+	return strings.Join(got, ", ")
 }
 
 func TestReplicaRecreatePlan(t *testing.T) {
