@@ -267,10 +267,11 @@ func TestWorkloadDeploymentRollingUpdate(t *testing.T) {
 	}
 }
 
-// The LeaderWorkerSet shape: a leader StatefulSet of 1 and a worker StatefulSet of 3, one
-// PodGroup of minCount 4 with a required rack constraint. Two racks of two 8-GPU nodes, pods
-// of 4 GPUs; a node of rack-0 is taken, so only rack-1 holds the whole group: all four land
-// there, none on rack-0's free node.
+// The LeaderWorkerSet shape: a Workload with a podGroupTemplate, its PodGroup (made from the
+// template, as LeaderWorkerSet's controller makes it; Phalanx makes none) of minCount 4 with a
+// required rack constraint, and a leader StatefulSet of 1 and a worker StatefulSet of 3 in it.
+// Two racks of two 8-GPU nodes, pods of 4 GPUs; a node of rack-0 is taken, so only rack-1 holds
+// the whole group: all four land there, none on rack-0's free node.
 func TestWorkloadLeaderWorkerStatefulSets(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
@@ -281,9 +282,16 @@ func TestWorkloadLeaderWorkerStatefulSets(t *testing.T) {
 	filler := pod(ns, "filler", "filler", 8)
 	filler.Spec.SchedulingGroup, filler.Spec.NodeName = nil, nodes[0]
 	env.CreatePods(t, filler)
+	rack := &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: localcluster.LabelRack}}}
+	gangOf4 := schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 4}}
+	wl := &schedulingv1beta1.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lws"}, Spec: schedulingv1beta1.WorkloadSpec{
+		PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{Name: "group", SchedulingPolicy: gangOf4, SchedulingConstraints: rack}}}}
+	if _, err := env.Kube.SchedulingV1beta1().Workloads(ns).Create(context.Background(), wl, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the Workload: %v", err)
+	}
 	createGroup(t, env, ns, "lws-0", 4, func(pg *schedulingv1beta1.PodGroup) {
-		pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{
-			Topology: []schedulingv1beta1.TopologyConstraint{{Key: localcluster.LabelRack}}}
+		pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "lws", TemplateName: "group"}
+		pg.Spec.SchedulingConstraints = rack
 	})
 	if pg, err := env.Kube.SchedulingV1beta1().PodGroups(ns).Get(context.Background(), "lws-0", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
