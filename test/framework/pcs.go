@@ -397,3 +397,20 @@ func (e *Env) Sample(t testing.TB, ns, file string) *grovev1.PodCliqueSet {
 	pcs.Namespace = ns
 	return pcs
 }
+
+// WaitRevisionComplete waits until the PodCliqueSet's current template is its complete
+// revision (status.completeRevision = status.updateRevision: the creation or the last update
+// is done) and returns that revision's name.
+func (e *Env) WaitRevisionComplete(t testing.TB, ns, name string) string {
+	t.Helper()
+	var rev string
+	Eventually(t, UpdateTimeout, "PodCliqueSet "+name+": the current revision complete", func(ctx context.Context) (bool, error) {
+		p, err := e.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		rev = p.Status.CompleteRevision
+		return rev != "" && rev == p.Status.UpdateRevision, nil
+	})
+	return rev
+}

@@ -110,10 +110,7 @@ func TestRollbackOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "w", 1, 3)
-	framework.Eventually(t, wait, "the creation's revision complete", func(ctx context.Context) (bool, error) {
-		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
-		return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
-	})
+	env.WaitRevisionComplete(t, ns, "w")
 	before := podIdentities(t, env, ns, "w")
 	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) {
 		c := &p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0]
@@ -171,12 +168,7 @@ func TestPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "p", 3, 3)
-	var v1Revision string
-	framework.Eventually(t, wait, "the creation's revision complete", func(ctx context.Context) (bool, error) {
-		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "p", metav1.GetOptions{})
-		v1Revision = p.Status.CompleteRevision
-		return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
-	})
+	v1Revision := env.WaitRevisionComplete(t, ns, "p")
 	before := podIdentities(t, env, ns, "p")
 	env.SetImage(t, ns, "p", "registry.example.com/llm/worker:v2")
 	p := waitProgressing(t, env, ns, "p", controller.ReasonPartitioned, metav1.ConditionTrue)

@@ -246,11 +246,7 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			env.WaitAvailable(t, ns, pcs.Name, pcs.Spec.Replicas, tc.pods)
-			// The creation's revision complete (a partition holds replicas at it).
-			framework.Eventually(t, time.Minute, "the creation's revision complete", func(ctx context.Context) (bool, error) {
-				p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
-				return err == nil && p.Status.CompleteRevision != "" && p.Status.CompleteRevision == p.Status.UpdateRevision, err
-			})
+			env.WaitRevisionComplete(t, ns, pcs.Name) // a partition holds replicas at it
 			image := "registry.example.com/llm/next:v2"
 
 			world, err := inspect.LoadWorld(ctx, env.Kube, env.Phalanx, ns, pcs.Name)
