@@ -102,8 +102,8 @@ test-e2e: tools build ## End-to-end: manifests/ applied, phalanx-scheduler as 2 
 	@echo ">> e2e tests (manifests/ applied; phalanx-scheduler as two separate processes with its ServiceAccount)"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
 
-perf: tools build ## Performance report into docs/perf (default profile vs Phalanx vs in-tree gangs; preemption vs DefaultPreemption; update costs). Not part of make test.
-	@echo ">> perf harness (3 runs of 8 workloads x 3 configurations: 40-65 minutes on 2 cores (36 and 64 min measured), then preemption and updates; PERF_ARGS=-perf.repeat=1 for one run); report: docs/perf/README.md"
+perf: tools build ## Performance report into docs/perf (default profile vs Phalanx vs in-tree gangs, and Phalanx on the in-tree's PodGroups; preemption vs DefaultPreemption; update costs). Not part of make test.
+	@echo ">> perf harness (3 runs of 8 workloads x 3 configurations, 6 gang workloads x a 4th: about 50-80 minutes on 2 cores (36 and 64 min measured with 3 configurations), then preemption and updates; PERF_ARGS=-perf.repeat=1 for one run); report: docs/perf/README.md"
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout 300m -run 'TestPerf$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+(report|update|preemption)_test|^(ok|FAIL|---)'
 
 SIM_RUNS ?= 10000
