@@ -145,3 +145,35 @@ func TestCliqueReplicas(t *testing.T) {
 		t.Errorf("template changed: %d, want 4", got)
 	}
 }
+
+// A replica with a template of its own (held by an update's partition) gets its pods, cliques
+// and their hashes from it; the other replicas from spec.template; names and gangs are the
+// same either way.
+func TestDesiredReplicaTemplates(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	held := pcs.Spec.Template.DeepCopy()
+	for i := range pcs.Spec.Template.Cliques {
+		pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = "registry.example.com/new:v2"
+	}
+	plain := Desired(pcs, Observed{})
+	w := Desired(pcs, Observed{ReplicaTemplates: map[int]*grovev1.PodCliqueSetTemplateSpec{0: held}})
+	if len(w.Pods) != len(plain.Pods) || len(w.PodGangs) != len(plain.PodGangs) || len(w.Cliques) != len(plain.Cliques) {
+		t.Fatalf("the held replica changed the shape: %d/%d pods, %d/%d gangs", len(w.Pods), len(plain.Pods), len(w.PodGangs), len(plain.PodGangs))
+	}
+	heldHashes := TemplateHashes(&grovev1.PodCliqueSet{Spec: grovev1.PodCliqueSetSpec{Template: *held}})
+	heldImages := map[string]string{}
+	for _, c := range held.Cliques {
+		heldImages[c.Name] = c.Spec.PodSpec.Containers[0].Image
+	}
+	newHashes := TemplateHashes(pcs)
+	for i, pod := range w.Pods {
+		r, clique := pod.Labels[grovev1.LabelPodCliqueSetReplicaIndex], pod.Labels[LabelCliqueTemplate]
+		want, image := newHashes[clique], "registry.example.com/new:v2"
+		if r == "0" {
+			want, image = heldHashes[clique], heldImages[clique]
+		}
+		if pod.Name != plain.Pods[i].Name || pod.Labels[grovev1.LabelPodTemplateHash] != want || pod.Spec.Containers[0].Image != image {
+			t.Errorf("replica %s pod %s: hash %s image %s; want %s %s", r, pod.Name, pod.Labels[grovev1.LabelPodTemplateHash], pod.Spec.Containers[0].Image, want, image)
+		}
+	}
+}
