@@ -77,3 +77,43 @@ func TestWorkloadPreemptionDisruptionModeAll(t *testing.T) {
 	})
 	waitEvent(t, env, ns, "low", "Preempted")
 }
+
+// A group's own priority (PodGroup priorityClassName, resolved by the API server's Priority
+// admission into spec.priority) is what preemption compares, not its pods': a group of two
+// pods of no priority class, in a PodGroup of the high class, preempts plain pods of the low
+// class; the same group with no class on its PodGroup does not.
+func TestWorkloadGroupPriorityPreempts(t *testing.T) {
+	env := framework.Shared(t)
+	env.StartScheduler(t, nil)
+	env.EnsurePriorityClasses(t, map[string]int32{prioLow: 100, prioHigh: 1000})
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("wl-gprio", 2))
+	for i := 0; i < 2; i++ {
+		p := pod(ns, fmt.Sprintf("low-%d", i), "low", 8)
+		p.Spec.SchedulingGroup, p.Spec.PriorityClassName = nil, prioLow
+		env.CreatePods(t, p)
+	}
+	framework.Eventually(t, wait, "the low pods bound", func(ctx context.Context) (bool, error) {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: labelGroup + "=low"})
+		return err == nil && framework.CountBound(pods.Items) == 2, err
+	})
+	// No class on the group: priority 0 below the pods' 100, nothing is preempted.
+	createGroup(t, env, ns, "plain", 2)
+	env.CreatePods(t, pod(ns, "plain-0", "plain", 8), pod(ns, "plain-1", "plain", 8))
+	waitInitiallyScheduled(t, env, ns, "plain", metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonUnschedulable, "")
+	createGroup(t, env, ns, "urgent", 2, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.PriorityClassName = prioHigh })
+	if pg, err := env.Kube.SchedulingV1beta1().PodGroups(ns).Get(context.Background(), "urgent", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else if pg.Spec.Priority == nil || *pg.Spec.Priority != 1000 {
+		t.Fatalf("the API server resolved the group's priority to %v; want 1000 from %s", pg.Spec.Priority, prioHigh)
+	}
+	env.CreatePods(t, pod(ns, "urgent-0", "urgent", 8), pod(ns, "urgent-1", "urgent", 8))
+	waitBound(t, env, ns, "urgent", 2)
+	pods, err := members(context.Background(), env, ns, "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := framework.CountBound(pods); n != 0 {
+		t.Errorf("the group of no priority has %d pods bound; want 0", n)
+	}
+}
