@@ -103,21 +103,21 @@ func CliqueMinAvailable(c *grovev1.PodCliqueTemplateSpec) int32 {
 	return ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas)
 }
 
-// Desired computes the world of a PodCliqueSet.
+// Desired computes the world of a PodCliqueSet (set), each replica from its template.
 func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 	w := &World{}
 	owner := *metav1.NewControllerRef(set, grovev1.SchemeGroupVersion.WithKind("PodCliqueSet"))
-	pcs := set
-	replicas := make([]int, 0, int(pcs.Spec.Replicas)+len(obs.SurgeReplicas))
-	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+	replicas := make([]int, 0, int(set.Spec.Replicas)+len(obs.SurgeReplicas))
+	for r := 0; r < int(set.Spec.Replicas); r++ {
 		replicas = append(replicas, r)
 	}
 	for _, r := range obs.SurgeReplicas {
-		if r >= int(pcs.Spec.Replicas) {
+		if r >= int(set.Spec.Replicas) {
 			replicas = append(replicas, r)
 		}
 	}
 	for _, r := range replicas {
+		// Replica r is made from its held template (a partition) or spec.template.
 		pcs := ReplicaPCS(set, obs.ReplicaTemplates, r)
 		inGroup := map[string]*grovev1.PodCliqueScalingGroupConfig{}
 		for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
