@@ -39,6 +39,7 @@ func (s *Store) SetSpec(spec Spec) (changed bool) {
 	} else {
 		delete(s.reserving, sp.Key)
 	}
+	s.notePriorityLocked(sp.Key, sp.Priority != nil)
 	if changed {
 		for _, m := range e.members {
 			m.Group = groupOf(e.spec, m.pod)
@@ -133,8 +134,23 @@ func (s *Store) DeleteSpec(k Key) {
 		delete(s.reserving, k)
 	}
 	e.spec, e.reused, e.establishedAt, e.domain = nil, nil, time.Time{}, ""
+	s.notePriorityLocked(k, false)
 	s.dropIfEmptyLocked(k, e)
 }
+
+// notePriorityLocked records whether gang k's object sets a priority of its own.
+func (s *Store) notePriorityLocked(k Key, set bool) {
+	if set {
+		s.prioritized[k] = true
+	} else {
+		delete(s.prioritized, k)
+	}
+	s.anyPriority.Store(len(s.prioritized) > 0)
+}
+
+// GangPriorities reports whether some gang object sets a priority of its own (lock-free: it is
+// on the queue's hot path).
+func (s *Store) GangPriorities() bool { return s.anyPriority.Load() }
 
 // pruneLingeringLocked drops the holds of deleted gang objects whose window has closed or
 // whose replacements took the capacity back, and the entries that nothing keeps any more.

@@ -2,6 +2,7 @@ package gang
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -40,6 +41,11 @@ type Store struct {
 	leaving map[Key]bool
 	// victimOf maps a preemption victim not yet deleted (namespace/name) to its preemptor.
 	victimOf map[string]Key
+	// prioritized are the gangs whose object sets a priority of its own (Spec.Priority), and
+	// anyPriority says whether there is one: the queue's Less compares pods of different
+	// priorities without a look at their gangs while there is none.
+	prioritized map[Key]bool
+	anyPriority atomic.Bool
 }
 
 type entry struct {
@@ -125,7 +131,7 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}}
+	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}, prioritized: map[Key]bool{}}
 }
 
 // Membership returns how the store reads pod labels.

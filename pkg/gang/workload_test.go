@@ -92,10 +92,16 @@ func TestWorkloadMembership(t *testing.T) {
 // of no gang, or of a gang without one, keeps its own.
 func TestGroupPriority(t *testing.T) {
 	s, _ := newTestStore()
+	s.SetSpec(SpecFromWorkloadPodGroup(upstreamGroup("plain", 1)))
+	if s.GangPriorities() {
+		t.Error("GangPriorities with no gang priority set")
+	}
 	hi := upstreamGroup("hi", 1)
 	hi.Spec.Priority = ptr.To[int32](900)
 	s.SetSpec(SpecFromWorkloadPodGroup(hi))
-	s.SetSpec(SpecFromWorkloadPodGroup(upstreamGroup("plain", 1)))
+	if !s.GangPriorities() {
+		t.Error("GangPriorities false with a gang of priority 900")
+	}
 	member, other := groupPod("hi", 0), groupPod("plain", 0)
 	member.Spec.Priority, other.Spec.Priority = ptr.To[int32](10), ptr.To[int32](10)
 	s.UpsertPod(member)
@@ -115,6 +121,10 @@ func TestGroupPriority(t *testing.T) {
 	cands := s.PreemptionCandidates([]*v1.Pod{member, other}, 500, Key{}, func(*v1.Pod) time.Time { return time.Time{} })
 	if len(cands) != 1 || cands[0].Pod.Name != other.Name {
 		t.Errorf("candidates for a preemptor of 500: %v; want only the member of the group without priority", cands)
+	}
+	s.DeleteSpec(SpecFromWorkloadPodGroup(hi).Key)
+	if s.GangPriorities() {
+		t.Error("GangPriorities still true once the gang of priority 900 is gone")
 	}
 }
 

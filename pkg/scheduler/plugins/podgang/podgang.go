@@ -110,11 +110,17 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.
 // count as needed (a pod of no gang has no minimum to exceed).
 func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	podA, podB := podOf(a), podOf(b)
+	pa, pb := a.GetPriority(), b.GetPriority()
 	if podA == nil || podB == nil {
-		if pa, pb := a.GetPriority(), b.GetPriority(); pa != pb {
+		if pa != pb {
 			return pa > pb
 		}
 		return a.GetTimestamp().Before(b.GetTimestamp())
+	}
+	// The pods' own priorities decide without a look at their gangs while no gang object sets
+	// a priority of its own.
+	if pa != pb && !p.Store().GangPriorities() {
+		return pa > pb
 	}
 	ka, kb := p.queueKey(a, podA), p.queueKey(b, podB)
 	switch {
