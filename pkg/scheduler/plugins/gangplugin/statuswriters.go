@@ -1,17 +1,21 @@
 package gangplugin
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
-// This file holds what the status writers of every gang kind share: their Warning limiter and
-// how they record events on a gang object.
+// This file holds what the status writers of every gang kind share (WriterBase): the Warning
+// limiter, events on a gang object, the Preempted event, the writable check and the write from
+// the live object.
 
 // WarnEvery is how often the same Warning reason may be recorded again for one gang.
 const WarnEvery = time.Minute
@@ -56,15 +60,93 @@ func (l *WarnLimiter) Forget(k gang.Key) {
 	l.mu.Unlock()
 }
 
-// RecordGangEvent records an event on gang k's object (of apiVersion and kind), with the
-// object's UID when the store knows it. A nil recorder records nothing.
-func RecordGangEvent(recorder events.EventRecorder, store *gang.Store, apiVersion, kind string, k gang.Key, eventType, reason, action, note string) {
-	if recorder == nil {
+// ConflictRetries bounds the re-reads after a conflict within one status write (then the
+// status queue's back-off takes over).
+const ConflictRetries = 3
+
+// Write is what a status write ended with.
+type Write uint8
+
+const (
+	// Unchanged: the live object already has the status.
+	Unchanged Write = iota
+	// Written: the status was written.
+	Written
+	// Gone: the object was deleted meanwhile.
+	Gone
+)
+
+// WriteLive writes gang k's status with write, from the live object: write returns false
+// when the object has the status already. After a conflict (another writer, or a stale cache
+// of ours, moved the object) it reads the object again with get and starts over, at most
+// ConflictRetries times, so a concurrent write by the gang's operator is never overwritten.
+// It returns the object it last wrote or read.
+func WriteLive[T any](k gang.Key, live T, write func(T) (bool, error), get func() (T, error)) (T, Write, error) {
+	for attempt := 0; ; attempt++ {
+		wrote, err := write(live)
+		switch {
+		case err == nil && wrote:
+			return live, Written, nil
+		case err == nil:
+			return live, Unchanged, nil
+		case !apierrors.IsConflict(err) || attempt == ConflictRetries:
+			return live, Unchanged, fmt.Errorf("updating status of %s: %w", k, err)
+		}
+		next, err := get()
+		if apierrors.IsNotFound(err) {
+			return live, Gone, nil
+		}
+		if err != nil {
+			return live, Unchanged, fmt.Errorf("reading %s after a conflict: %w", k, err)
+		}
+		live = next
+	}
+}
+
+// WriterBase is what every gang status writer shares: the store it reads, the queue that
+// feeds it, how it records events on its gang objects (of apiVersion and objectKind), and its
+// Warning limiter.
+type WriterBase struct {
+	*StatusQueue
+	Store    *gang.Store
+	Warnings *WarnLimiter
+
+	recorder               events.EventRecorder
+	apiVersion, objectKind string
+}
+
+// NewWriterBase returns the base of a writer of gangs of kind, whose status queue (named
+// queueName) runs sync.
+func NewWriterBase(queueName string, kind gang.Kind, store *gang.Store, recorder events.EventRecorder, apiVersion, objectKind string, sync func(context.Context, gang.Key) error) WriterBase {
+	return WriterBase{StatusQueue: NewStatusQueue(queueName, kind, sync), Store: store, Warnings: NewWarnLimiter(nil),
+		recorder: recorder, apiVersion: apiVersion, objectKind: objectKind}
+}
+
+// Event records an event on gang k's object, with the object's UID when the store knows it.
+// A writer without a recorder records nothing.
+func (b *WriterBase) Event(k gang.Key, eventType, reason, action, note string) {
+	if b.recorder == nil {
 		return
 	}
-	ref := &v1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: k.Namespace, Name: k.Name}
-	if spec, ok := store.Spec(k); ok {
+	ref := &v1.ObjectReference{APIVersion: b.apiVersion, Kind: b.objectKind, Namespace: k.Namespace, Name: k.Name}
+	if spec, ok := b.Store.Spec(k); ok {
 		ref.UID = spec.UID
 	}
-	recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+	b.recorder.Eventf(ref, nil, eventType, reason, action, "%s", note)
+}
+
+// Preempted records the one Preempted event of a gang whose members were preempted (note
+// names the preemptor) and asks for its status to be written (the DisruptionTarget condition
+// of a gang preempted whole, where its kind has one).
+func (b *WriterBase) Preempted(k gang.Key, note string) {
+	b.Event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
+	b.Enqueue(k)
+}
+
+// Writable returns the gang's status when it is Phalanx's to write now: a member of this
+// scheduler was seen (a gang whose pods all name another scheduler is not ours), and its
+// quorum is not binding (the bind that completes it has the status written).
+func (b *WriterBase) Writable(k gang.Key) (gang.Status, bool) {
+	st := b.Store.Status(k)
+	return st, st.Served && !b.Store.Binding(k)
 }

@@ -24,42 +24,22 @@ import (
 // starts from the live status and carries its resourceVersion, so a concurrent write by the
 // operator is never overwritten (a conflict re-reads and tries again).
 type statusWriter struct {
-	client   versioned.Interface
-	lister   schedlisters.PodGangLister
-	store    *gang.Store
-	recorder events.EventRecorder
-	*gangplugin.StatusQueue
-	warnings *gangplugin.WarnLimiter
+	gangplugin.WriterBase
+	client versioned.Interface
+	lister schedlisters.PodGangLister
 }
 
-// conflictRetries bounds the re-reads after a conflict within one sync (then the queue's
-// back-off takes over).
-const conflictRetries = 3
-
 func newStatusWriter(client versioned.Interface, lister schedlisters.PodGangLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warnings: gangplugin.NewWarnLimiter(nil)}
-	w.StatusQueue = gangplugin.NewStatusQueue("podgang-status", gang.KindPodGang, w.sync)
+	w := &statusWriter{client: client, lister: lister}
+	w.WriterBase = gangplugin.NewWriterBase("podgang-status", gang.KindPodGang, store, recorder, schedv1.SchemeGroupVersion.String(), "PodGang", w.sync)
 	return w
 }
 
 // Established records the event of a gang that just reached its quorum.
 func (w *statusWriter) Established(k gang.Key) {
-	if k.Kind != gang.KindPodGang {
-		return
-	}
-	st := w.store.Status(k)
-	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
-		fmt.Sprintf("Quorum bound: %d pods on %d nodes: %s", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
-}
-
-// Preempted records the one event of a gang whose members were preempted and has its status
-// (the DisruptionTarget condition of a gang preempted whole) written.
-func (w *statusWriter) Preempted(k gang.Key, note string) {
-	if k.Kind != gang.KindPodGang {
-		return
-	}
-	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
-	w.Enqueue(k)
+	st := w.Store.Status(k)
+	w.Event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("Quorum bound: %d pods on %d nodes: %s", st.Bound, st.Nodes, w.Store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
 // desiredStatus is live with Phalanx's part set from st: the phase, Scheduled and
@@ -84,56 +64,41 @@ func desiredStatus(live *schedv1.PodGangStatus, st gang.Status, generation int64
 func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
-		w.warnings.Forget(k)
+		w.Warnings.Forget(k)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	st := w.store.Status(k)
-	if !st.Served {
-		return nil // no member for this scheduler: another scheduler's gang, not ours to write
-	}
-	if w.store.Binding(k) {
-		return nil // the quorum's binds are in flight: the last one has the status written
+	st, ok := w.Writable(k)
+	if !ok {
+		return nil
 	}
 	prevUnsched := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
-	for attempt := 0; ; attempt++ {
-		desired := desiredStatus(&pg.Status, st, pg.Generation)
-		if statusEqual(&pg.Status, desired) {
-			return nil
+	pg, res, err := gangplugin.WriteLive(k, pg, func(live *schedv1.PodGang) (bool, error) {
+		desired := desiredStatus(&live.Status, st, live.Generation)
+		if statusEqual(&live.Status, desired) {
+			return false, nil
 		}
-		upd := pg.DeepCopy()
+		upd := live.DeepCopy()
 		upd.Status = *desired
-		_, err = w.client.SchedulerV1alpha1().PodGangs(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
-		if err == nil {
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt == conflictRetries {
-			return fmt.Errorf("updating status of %s: %w", k, err)
-		}
-		// Another writer (the operator, or a stale cache of ours) moved the object: start
-		// again from what the API server has.
-		if pg, err = w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			return fmt.Errorf("reading %s after a conflict: %w", k, err)
-		}
+		_, err := w.client.SchedulerV1alpha1().PodGangs(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
+		return true, err
+	}, func() (*schedv1.PodGang, error) {
+		return w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	})
+	if err != nil || res != gangplugin.Written {
+		return err
 	}
 	unsched := gang.UnschedulableCondition(st, pg.Generation)
-	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.warnings.MayWarn(k, unsched.Reason) {
-		w.event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
+	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.Warnings.MayWarn(k, unsched.Reason) {
+		w.Event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
 	}
 	return nil
 }
 
 // fieldManager names Phalanx's writes in managedFields.
 const fieldManager = "phalanx-scheduler"
-
-func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
-	gangplugin.RecordGangEvent(w.recorder, w.store, schedv1.SchemeGroupVersion.String(), "PodGang", k, eventType, reason, action, note)
-}
 
 func statusEqual(a, b *schedv1.PodGangStatus) bool {
 	if a.Phase != b.Phase || len(a.Conditions) != len(b.Conditions) {

@@ -21,41 +21,30 @@ import (
 )
 
 // statusWriter keeps PodGroup status (phase, member counts, scheduleStartTime) and events
-// current, off the scheduling path.
+// current, off the scheduling path. A scheduler-plugins PodGroup has no conditions: a preemption is told by the Preempted event
+// alone (gangplugin.WriterBase.Preempted).
 type statusWriter struct {
+	gangplugin.WriterBase
 	client versioned.Interface
 	groups schedulinglisters.PodGroupLister
 	// pods reads members of every phase: the scheduler's own pod informer leaves out
 	// succeeded and failed pods, which the counts need.
-	pods     kubernetes.Interface
-	store    *gang.Store
-	recorder events.EventRecorder
-	*gangplugin.StatusQueue
+	pods kubernetes.Interface
 	// lastWait is the wait message last reported by an event, per group (worker only).
 	lastWait map[gang.Key]string
 }
 
 func newStatusWriter(client versioned.Interface, groups schedulinglisters.PodGroupLister, pods kubernetes.Interface, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	w := &statusWriter{client: client, groups: groups, pods: pods, store: store, recorder: recorder, lastWait: map[gang.Key]string{}}
-	w.StatusQueue = gangplugin.NewStatusQueue("podgroup-status", gang.KindPodGroup, w.sync)
+	w := &statusWriter{client: client, groups: groups, pods: pods, lastWait: map[gang.Key]string{}}
+	w.WriterBase = gangplugin.NewWriterBase("podgroup-status", gang.KindPodGroup, store, recorder, schedulingv1.SchemeGroupVersion.String(), "PodGroup", w.sync)
 	return w
 }
 
 // Established records the event of a group that just reached minMember bound pods.
 func (w *statusWriter) Established(k gang.Key) {
-	st := w.store.Status(k)
-	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
-		fmt.Sprintf("minMember reached: %d pods bound on %d nodes (%s); further members are placed one by one", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
-}
-
-// Preempted records the one event of a group whose members were preempted (a PodGroup has
-// no conditions to carry it).
-func (w *statusWriter) Preempted(k gang.Key, note string) {
-	if k.Kind != gang.KindPodGroup {
-		return
-	}
-	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
-	w.Enqueue(k)
+	st := w.Store.Status(k)
+	w.Event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("minMember reached: %d pods bound on %d nodes (%s); further members are placed one by one", st.Bound, st.Nodes, w.Store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
 // Phase derives the phase of a group from what the scheduler knows and the pods' phases, with
@@ -91,12 +80,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil {
 		return err
 	}
-	st := w.store.Status(k)
-	if !st.Served {
-		return nil // no member for this scheduler: another scheduler's group, not ours to write
-	}
-	if w.store.Binding(k) {
-		return nil // the quorum's binds are in flight: the last one has the status written
+	st, ok := w.Writable(k)
+	if !ok {
+		return nil
 	}
 	pods, err := w.pods.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.SelectorFromSet(labels.Set{schedulingv1.LabelPodGroup: k.Name}).String(), ResourceVersion: "0"})
@@ -123,7 +109,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if st.Wait.Message != w.lastWait[k] {
 		w.lastWait[k] = st.Wait.Message
 		if st.Wait.Reason != "" {
-			w.event(k, v1.EventTypeWarning, st.Wait.Reason, "Scheduling", st.Wait.Message)
+			w.Event(k, v1.EventTypeWarning, st.Wait.Reason, "Scheduling", st.Wait.Message)
 		}
 	}
 	if desired == pg.Status {
@@ -143,8 +129,4 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return fmt.Errorf("updating status of %s: %w", k, err)
 	}
 	return nil
-}
-
-func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
-	gangplugin.RecordGangEvent(w.recorder, w.store, schedulingv1.SchemeGroupVersion.String(), "PodGroup", k, eventType, reason, action, note)
 }

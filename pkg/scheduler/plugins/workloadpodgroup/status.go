@@ -28,10 +28,6 @@ const (
 // fieldManager names Phalanx's writes in managedFields.
 const fieldManager = "phalanx-scheduler"
 
-// conflictRetries bounds the re-reads after a conflict within one sync (then the queue's
-// back-off takes over).
-const conflictRetries = 3
-
 // statusWriter writes the conditions upstream's scheduler writes on a PodGroup, from the gang
 // store, off the scheduling path: PodGroupInitiallyScheduled (True once minCount members bound,
 // never set back; False with reason Unschedulable and Phalanx's wait while the first placement
@@ -39,38 +35,23 @@ const conflictRetries = 3
 // group whole, cleared when it is placed again). Every other condition is kept: a write starts
 // from the live status and carries its resourceVersion.
 type statusWriter struct {
-	client   kubernetes.Interface
-	lister   schedulinglisters.PodGroupLister
-	store    *gang.Store
-	recorder events.EventRecorder
-	*gangplugin.StatusQueue
-	warnings *gangplugin.WarnLimiter
+	gangplugin.WriterBase
+	client kubernetes.Interface
+	lister schedulinglisters.PodGroupLister
 }
 
 func newStatusWriter(client kubernetes.Interface, lister schedulinglisters.PodGroupLister, store *gang.Store, recorder events.EventRecorder) *statusWriter {
-	w := &statusWriter{client: client, lister: lister, store: store, recorder: recorder, warnings: gangplugin.NewWarnLimiter(nil)}
-	w.StatusQueue = gangplugin.NewStatusQueue("workloadpodgroup-status", gang.KindWorkloadPodGroup, w.sync)
+	w := &statusWriter{client: client, lister: lister}
+	w.WriterBase = gangplugin.NewWriterBase("workloadpodgroup-status", gang.KindWorkloadPodGroup, store, recorder,
+		schedulingv1beta1.SchemeGroupVersion.String(), "PodGroup", w.sync)
 	return w
 }
 
 // Established records the event of a group that just reached minCount bound pods.
 func (w *statusWriter) Established(k gang.Key) {
-	if k.Kind != gang.KindWorkloadPodGroup {
-		return
-	}
-	st := w.store.Status(k)
-	w.event(k, v1.EventTypeNormal, "Scheduled", "Established",
-		fmt.Sprintf("minCount reached: %d pods bound on %d nodes (%s); further members and replacements are placed one by one", st.Bound, st.Nodes, w.store.PlacedSummary(k, gangplugin.EventMembers)))
-}
-
-// Preempted records the one event of a group whose members were preempted and has its
-// DisruptionTarget condition written.
-func (w *statusWriter) Preempted(k gang.Key, note string) {
-	if k.Kind != gang.KindWorkloadPodGroup {
-		return
-	}
-	w.event(k, v1.EventTypeWarning, "Preempted", "Preempting", note)
-	w.Enqueue(k)
+	st := w.Store.Status(k)
+	w.Event(k, v1.EventTypeNormal, "Scheduled", "Established",
+		fmt.Sprintf("minCount reached: %d pods bound on %d nodes (%s); further members and replacements are placed one by one", st.Bound, st.Nodes, w.Store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
 // initiallyScheduled is the PodGroupInitiallyScheduled condition for st, and false when
@@ -120,52 +101,37 @@ func desiredStatus(live *schedulingv1beta1.PodGroupStatus, st gang.Status, gener
 func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGroups(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
-		w.warnings.Forget(k)
+		w.Warnings.Forget(k)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	st := w.store.Status(k)
-	if !st.Served {
-		return nil // no member for this scheduler: another scheduler's group, not ours to write
-	}
-	if w.store.Binding(k) {
-		return nil // the quorum's binds are in flight: the last one has the status written
+	st, ok := w.Writable(k)
+	if !ok {
+		return nil
 	}
 	prev := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
-	for attempt := 0; ; attempt++ {
-		desired := desiredStatus(&pg.Status, st, pg.Generation)
-		if conditionsEqual(pg.Status.Conditions, desired.Conditions) {
-			break
+	_, res, err := gangplugin.WriteLive(k, pg, func(live *schedulingv1beta1.PodGroup) (bool, error) {
+		desired := desiredStatus(&live.Status, st, live.Generation)
+		if conditionsEqual(live.Status.Conditions, desired.Conditions) {
+			return false, nil
 		}
-		upd := pg.DeepCopy()
+		upd := live.DeepCopy()
 		upd.Status = *desired
-		_, err = w.client.SchedulingV1beta1().PodGroups(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
-		if err == nil {
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt == conflictRetries {
-			return fmt.Errorf("updating status of %s: %w", k, err)
-		}
-		// Another writer (the workload's controller, or a stale cache of ours) moved the
-		// object: start again from what the API server has.
-		if pg, err = w.client.SchedulingV1beta1().PodGroups(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			return fmt.Errorf("reading %s after a conflict: %w", k, err)
-		}
+		_, err := w.client.SchedulingV1beta1().PodGroups(k.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: fieldManager})
+		return true, err
+	}, func() (*schedulingv1beta1.PodGroup, error) {
+		return w.client.SchedulingV1beta1().PodGroups(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	})
+	if err != nil || res == gangplugin.Gone {
+		return err
 	}
 	if r := st.Wait.Reason; r != "" && !st.Established && gang.NeedsAttention(r) &&
-		(prev == nil || prev.Message != r+": "+st.Wait.Message) && w.warnings.MayWarn(k, r) {
-		w.event(k, v1.EventTypeWarning, r, "Scheduling", st.Wait.Message)
+		(prev == nil || prev.Message != r+": "+st.Wait.Message) && w.Warnings.MayWarn(k, r) {
+		w.Event(k, v1.EventTypeWarning, r, "Scheduling", st.Wait.Message)
 	}
 	return nil
-}
-
-func (w *statusWriter) event(k gang.Key, eventType, reason, action, note string) {
-	gangplugin.RecordGangEvent(w.recorder, w.store, schedulingv1beta1.SchemeGroupVersion.String(), "PodGroup", k, eventType, reason, action, note)
 }
 
 // conditionsEqual compares what Phalanx writes of conditions (the transition times follow).
