@@ -33,6 +33,29 @@ type RevisionData struct {
 	Template grovev1.PodCliqueSetTemplateSpec `json:"template"`
 }
 
+// RevisionTemplate reads the template a ControllerRevision of a PodCliqueSet holds.
+func RevisionTemplate(cr *appsv1.ControllerRevision) (*grovev1.PodCliqueSetTemplateSpec, error) {
+	var d RevisionData
+	if err := json.Unmarshal(cr.Data.Raw, &d); err != nil {
+		return nil, fmt.Errorf("reading revision %s: %w", cr.Name, err)
+	}
+	return &d.Template, nil
+}
+
+// revisionTemplate returns the ControllerRevision name of namespace ns and its template; nil
+// and no error when it is gone.
+func (c *Controller) revisionTemplate(ns, name string) (*appsv1.ControllerRevision, *grovev1.PodCliqueSetTemplateSpec, error) {
+	cr, err := c.revisions.ControllerRevisions(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := RevisionTemplate(cr)
+	return cr, t, err
+}
+
 // Revisions lists the ControllerRevisions of a PodCliqueSet (labelled with its name and owned
 // by it), oldest revision number first.
 func Revisions(list []*appsv1.ControllerRevision, pcs *grovev1.PodCliqueSet) []*appsv1.ControllerRevision {

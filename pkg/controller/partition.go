@@ -1,11 +1,6 @@
 package controller
 
 import (
-	"encoding/json"
-	"fmt"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -29,16 +24,9 @@ func (c *Controller) partitionHold(pcs *grovev1.PodCliqueSet) (partitionHold, er
 	if n <= 0 || complete == "" || complete == RevisionName(pcs.Name, revision(pcs, workload.TemplateHashes(pcs))) {
 		return partitionHold{}, nil
 	}
-	cr, err := c.revisions.ControllerRevisions(pcs.Namespace).Get(complete)
-	if apierrors.IsNotFound(err) {
-		return partitionHold{}, nil
-	}
-	if err != nil {
+	_, t, err := c.revisionTemplate(pcs.Namespace, complete)
+	if err != nil || t == nil {
 		return partitionHold{}, err
 	}
-	var data RevisionData
-	if err := json.Unmarshal(cr.Data.Raw, &data); err != nil {
-		return partitionHold{}, fmt.Errorf("reading revision %s: %w", cr.Name, err)
-	}
-	return partitionHold{n: n, template: &data.Template, revision: complete}, nil
+	return partitionHold{n: n, template: t, revision: complete}, nil
 }

@@ -46,7 +46,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
-	if pcs, err = c.clearRollback(ctx, pcs, revision(pcs, ro.hashes)); err != nil {
+	if pcs, err = c.clearRollback(ctx, pcs, ro.revision); err != nil {
 		return err
 	}
 	if rolled, err := c.maybeRollBack(ctx, pcs, obs, ro); err != nil || rolled {
@@ -68,7 +68,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	}
 	// The template's revision is recorded before any member is made from it, so that the
 	// history holds every template a member ever ran.
-	if _, err := c.syncHistory(ctx, pcs, revision(pcs, ro.hashes), pcs.Status.CompleteRevision); err != nil {
+	if _, err := c.syncHistory(ctx, pcs, ro.revision, pcs.Status.CompleteRevision); err != nil {
 		return err
 	}
 	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates()})

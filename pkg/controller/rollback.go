@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -91,23 +91,16 @@ func UpdateFailed(pods []*corev1.Pod, current, complete map[string]string) (bool
 func (c *Controller) maybeRollBack(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, ro *rollout) (bool, error) {
 	s := pcs.Spec.UpdateStrategy
 	st := pcs.Status
-	rev := RevisionName(pcs.Name, revision(pcs, ro.hashes))
+	rev := RevisionName(pcs.Name, ro.revision)
 	if s == nil || !s.RollbackOnFailure || s.Paused || ro.onDelete || ro.plan.Done || st.CompleteRevision == "" || rev == st.CompleteRevision {
 		return false, nil
 	}
-	cr, err := c.revisions.ControllerRevisions(pcs.Namespace).Get(st.CompleteRevision)
-	if apierrors.IsNotFound(err) {
-		return false, nil // nothing to roll back to (pruned by hand): the update goes on
-	}
-	if err != nil {
-		return false, err
-	}
-	var data RevisionData
-	if err := json.Unmarshal(cr.Data.Raw, &data); err != nil {
-		return false, fmt.Errorf("reading revision %s: %w", cr.Name, err)
+	cr, tmpl, err := c.revisionTemplate(pcs.Namespace, st.CompleteRevision)
+	if err != nil || cr == nil {
+		return false, err // gone (deleted by hand): nothing to roll back to, the update goes on
 	}
 	old := pcs.DeepCopy()
-	old.Spec.Template = data.Template
+	old.Spec.Template = *tmpl
 	pods := make([]*corev1.Pod, 0, len(obs.pods))
 	for _, p := range obs.pods {
 		pods = append(pods, p)
@@ -129,15 +122,9 @@ func (c *Controller) maybeRollBack(ctx context.Context, pcs *grovev1.PodCliqueSe
 	if err != nil {
 		return false, err
 	}
-	// A JSON patch guarded by the resourceVersion: the controller may patch PodCliqueSets, not
-	// update them (manifests/deploy/rbac.yaml), and a concurrent change must win.
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
-		{"op": "replace", "path": "/spec/template", "value": data.Template},
-		{"op": "add", "path": "/metadata/annotations", "value": WithAnnotations(pcs.Annotations, map[string]string{
-			grovev1.AnnotationRolledBack: string(rec),
-			AnnotationChangeCause:        fmt.Sprintf("rollbackOnFailure: rolled back from %s to %s", rev, cr.Name),
-		})},
+	patch, err := TemplatePatch(pcs, tmpl, map[string]string{
+		grovev1.AnnotationRolledBack: string(rec),
+		AnnotationChangeCause:        fmt.Sprintf("rollbackOnFailure: rolled back from %s to %s", rev, cr.Name),
 	})
 	if err != nil {
 		return false, err
@@ -174,16 +161,19 @@ func (c *Controller) clearRollback(ctx context.Context, pcs *grovev1.PodCliqueSe
 	return got, nil
 }
 
-// WithAnnotations is a copy of annotations with set added.
-func WithAnnotations(annotations, set map[string]string) map[string]string {
-	out := make(map[string]string, len(annotations)+len(set))
-	for k, v := range annotations {
-		out[k] = v
-	}
-	for k, v := range set {
-		out[k] = v
-	}
-	return out
+// TemplatePatch is a JSON patch that sets pcs's template to tmpl and adds annotations to
+// its own, guarded by pcs's resourceVersion: a change written meanwhile makes it fail rather
+// than be overwritten. A controller may patch PodCliqueSets, not update them
+// (manifests/deploy/rbac.yaml).
+func TemplatePatch(pcs *grovev1.PodCliqueSet, tmpl *grovev1.PodCliqueSetTemplateSpec, annotations map[string]string) ([]byte, error) {
+	all := make(map[string]string, len(pcs.Annotations)+len(annotations))
+	maps.Copy(all, pcs.Annotations)
+	maps.Copy(all, annotations)
+	return json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
+		{"op": "replace", "path": "/spec/template", "value": tmpl},
+		{"op": "add", "path": "/metadata/annotations", "value": all},
+	})
 }
 
 // rollbackCondition is Progressing=False/RolledBack while the rollback record stands.

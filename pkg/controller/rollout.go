@@ -32,8 +32,10 @@ type rollout struct {
 	// surgeReplicas and deleteReplicas are the PodCliqueSet replicas (ReplicaRecreate) to keep
 	// above spec.replicas, and to delete (pods and gangs) for recreation or at the end.
 	surgeReplicas, deleteReplicas []int
-	// hashes are the template hashes of the cliques, computed once per pass.
-	hashes map[string]string
+	// hashes are the template hashes of the cliques, and revision the whole template's (see
+	// revision), computed once per pass.
+	hashes   map[string]string
+	revision string
 	// surgeBlocked are the units whose surge the admission check refused, with its message;
 	// unavailable is the resolved maxUnavailable of those units.
 	surgeBlocked map[string]string
@@ -213,7 +215,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		}
 	}
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
-		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes,
+		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes, revision: revision(pcs, hashes),
 		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
 		onDelete: onDelete, paused: paused && !onDelete, hold: hold}
 	if onDelete {
@@ -425,7 +427,7 @@ func revision(pcs *grovev1.PodCliqueSet, hashes map[string]string) string {
 // a step, which replicas it works on, and the Progressing condition (False with reason
 // ProgressDeadlineExceeded when it made no step for progressDeadlineSeconds; it keeps trying).
 func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *rollout, now metav1.Time) {
-	rev := revision(pcs, ro.hashes)
+	rev := ro.revision
 	if st.CurrentRevision != rev || st.UpdateProgress == nil {
 		first := st.CurrentRevision == "" // the first revision is a creation, not an update
 		st.CurrentRevision = rev

@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,7 +52,7 @@ func LoadHistory(ctx context.Context, kube kubernetes.Interface, client versione
 	for _, cr := range crs {
 		r := Revision{Number: cr.Revision, Name: cr.Name, Created: cr.CreationTimestamp.Time, ChangeCause: cr.Annotations[controller.AnnotationChangeCause],
 			Update: cr.Name == pcs.Status.UpdateRevision, Complete: cr.Name == pcs.Status.CompleteRevision}
-		if t, err := revisionTemplate(cr); err == nil {
+		if t, err := controller.RevisionTemplate(cr); err == nil {
 			for _, c := range t.Cliques {
 				if c.Spec.PodSpec.Containers != nil {
 					r.Images = append(r.Images, c.Name+"="+c.Spec.PodSpec.Containers[0].Image)
@@ -63,14 +62,6 @@ func LoadHistory(ctx context.Context, kube kubernetes.Interface, client versione
 		out = append(out, r)
 	}
 	return pcs, out, crs, nil
-}
-
-func revisionTemplate(cr *appsv1.ControllerRevision) (*grovev1.PodCliqueSetTemplateSpec, error) {
-	var d controller.RevisionData
-	if err := json.Unmarshal(cr.Data.Raw, &d); err != nil {
-		return nil, fmt.Errorf("revision %s: %w", cr.Name, err)
-	}
-	return &d.Template, nil
 }
 
 // RenderHistory prints the history as a table.
@@ -139,16 +130,12 @@ func Undo(ctx context.Context, kube kubernetes.Interface, client versioned.Inter
 	if target.Name == pcs.Status.UpdateRevision {
 		return target.Revision, fmt.Errorf("PodCliqueSet %s already moves to revision %d (%s): nothing to roll back", name, target.Revision, target.Name)
 	}
-	tmpl, err := revisionTemplate(target)
+	tmpl, err := controller.RevisionTemplate(target)
 	if err != nil {
 		return 0, err
 	}
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/metadata/resourceVersion", "value": pcs.ResourceVersion},
-		{"op": "replace", "path": "/spec/template", "value": tmpl},
-		{"op": "add", "path": "/metadata/annotations", "value": controller.WithAnnotations(pcs.Annotations, map[string]string{
-			controller.AnnotationChangeCause: fmt.Sprintf("kubectl phalanx rollout undo --to-revision=%d", target.Revision)})},
-	})
+	patch, err := controller.TemplatePatch(pcs, tmpl, map[string]string{
+		controller.AnnotationChangeCause: fmt.Sprintf("kubectl phalanx rollout undo --to-revision=%d", target.Revision)})
 	if err != nil {
 		return 0, err
 	}
