@@ -1,9 +1,12 @@
 package config
 
 import (
+	"fmt"
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -125,4 +128,27 @@ func (a *GangArgs) ReservationHold() time.Duration {
 // Backoff is the defaulted gang back-off.
 func (a *GangArgs) Backoff() time.Duration {
 	return time.Duration(*a.BackoffSeconds) * time.Second
+}
+
+// DecodeArgs returns the arguments of gang plugin name from obj (nil: every default), as type
+// T (PodGangArgs, PodGroupArgs or WorkloadPodGroupArgs): copied, defaulted with setDefaults
+// and validated. An error names the plugin and the field.
+func DecodeArgs[T any, P interface {
+	*T
+	runtime.Object
+	Validate(*field.Path) field.ErrorList
+}](name string, obj runtime.Object, setDefaults func(P)) (T, error) {
+	var args T
+	switch a := obj.(type) {
+	case nil:
+	case P:
+		args = *a.DeepCopyObject().(P)
+	default:
+		return args, fmt.Errorf("%s: want args of type %s, got %T", name, reflect.TypeOf(args).Name(), obj)
+	}
+	setDefaults(&args)
+	if errs := P(&args).Validate(nil); len(errs) > 0 {
+		return args, fmt.Errorf("%s: invalid args: %w", name, errs.ToAggregate())
+	}
+	return args, nil
 }

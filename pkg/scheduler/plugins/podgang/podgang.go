@@ -78,19 +78,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 }
 
 func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {
-	args := config.PodGangArgs{}
-	switch a := obj.(type) {
-	case nil:
-	case *config.PodGangArgs:
-		args = *a.DeepCopy()
-	default:
-		return args, fmt.Errorf("%s: want args of type PodGangArgs, got %T", Name, obj)
-	}
-	config.SetDefaultsPodGangArgs(&args)
-	if errs := args.Validate(nil); len(errs) > 0 {
-		return args, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
-	}
-	return args, nil
+	return config.DecodeArgs[config.PodGangArgs](Name, obj, config.SetDefaultsPodGangArgs)
 }
 
 // Name returns the plugin name.

@@ -51,17 +51,9 @@ var (
 // New builds the plugin on the profile's shared gang store, with a PodGroup informer and the
 // PodGroup status writer.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args := config.PodGroupArgs{}
-	switch a := obj.(type) {
-	case nil:
-	case *config.PodGroupArgs:
-		args = *a.DeepCopy()
-	default:
-		return nil, fmt.Errorf("%s: want args of type PodGroupArgs, got %T", Name, obj)
-	}
-	config.SetDefaultsPodGroupArgs(&args)
-	if errs := args.Validate(nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
+	args, err := config.DecodeArgs[config.PodGroupArgs](Name, obj, config.SetDefaultsPodGroupArgs)
+	if err != nil {
+		return nil, err
 	}
 	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {

@@ -59,17 +59,9 @@ var ErrInTreeWorkload = fmt.Errorf("%s: the GenericWorkload feature gate is on i
 // (started when the API server serves scheduling.k8s.io/v1beta1, see gangplugin.Start) and the
 // PodGroup status writer.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args := config.WorkloadPodGroupArgs{}
-	switch a := obj.(type) {
-	case nil:
-	case *config.WorkloadPodGroupArgs:
-		args = *a.DeepCopy()
-	default:
-		return nil, fmt.Errorf("%s: want args of type WorkloadPodGroupArgs, got %T", Name, obj)
-	}
-	config.SetDefaultsWorkloadPodGroupArgs(&args)
-	if errs := args.Validate(nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: invalid args: %w", Name, errs.ToAggregate())
+	args, err := config.DecodeArgs[config.WorkloadPodGroupArgs](Name, obj, config.SetDefaultsWorkloadPodGroupArgs)
+	if err != nil {
+		return nil, err
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
 		return nil, ErrInTreeWorkload
