@@ -150,7 +150,8 @@ func TestRollbackOnFailure(t *testing.T) {
 }
 
 // rollingUpdate.partition 2 of 3 replicas: an update reaches replica 2 only (a canary); the
-// replicas below keep the complete revision, a lost member of theirs comes back from it, and
+// replicas below keep the complete revision, a lost member of theirs comes back from it (after
+// a restart of the controller too), and
 // Progressing says Partitioned (no deadline, updatedReplicas 1); lowering the partition to 0
 // completes the update, and the complete revision moves.
 func TestPartition(t *testing.T) {
@@ -159,7 +160,7 @@ func TestPartition(t *testing.T) {
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("partition", 4))
 	env.StartScheduler(t, nil)
-	env.StartController(t, nil)
+	stopController := env.StartController(t, nil)
 	pcs := framework.Workers(ns, "p", 1, 0, 600)
 	pcs.Spec.Replicas = 3
 	pcs.Spec.Template.Cliques[0].Spec.Replicas = 1
@@ -184,7 +185,11 @@ func TestPartition(t *testing.T) {
 	if p.Status.UpdatedReplicas != 1 || p.Status.CompleteRevision != v1Revision {
 		t.Errorf("updatedReplicas %d (want 1), completeRevision %s (want the held %s)", p.Status.UpdatedReplicas, p.Status.CompleteRevision, v1Revision)
 	}
-	// A member below the partition that is lost comes back from the held template.
+	// The controller restarted here keeps holding (the hold is read from the status and the
+	// revision, not remembered), and a member below the partition that is lost comes back from
+	// the held template.
+	stopController()
+	env.StartController(t, nil)
 	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, "p-0-worker-0", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}

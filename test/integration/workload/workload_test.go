@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -443,4 +444,77 @@ func TestWorkloadSample(t *testing.T) {
 		return err == nil && len(list.Items) == 4 && framework.CountBound(list.Items) == 4, err
 	})
 	waitInitiallyScheduled(t, env, ns, "llm-serve", metav1.ConditionTrue, "Scheduled", "minCount reached: 4 pods")
+}
+
+// Around the cluster: a PodGroup whose pods name another scheduler gets no status from Phalanx;
+// a condition another controller wrote on a Phalanx group is kept when Phalanx writes its own;
+// the API server restarted while a group waits for members does not lose it (the remaining
+// members bind and the condition is written); an evicted member of a Deployment over the group
+// is replaced alone, and the group stays established.
+func TestWorkloadAroundTheCluster(t *testing.T) {
+	env := framework.Shared(t)
+	env.StartScheduler(t, nil)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("wl-around", 6))
+
+	createGroup(t, env, ns, "foreign", 1)
+	other := pod(ns, "foreign-0", "foreign", 8)
+	other.Spec.SchedulerName = "another-scheduler"
+	env.CreatePods(t, other)
+
+	createGroup(t, env, ns, "ours", 4)
+	pg, err := env.Kube.SchedulingV1beta1().PodGroups(ns).Get(ctx, "ours", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.SetStatusCondition(&pg.Status.Conditions, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Operator", Message: "written by the workload's controller"})
+	if _, err := env.Kube.SchedulingV1beta1().PodGroups(ns).UpdateStatus(ctx, pg, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.CreatePods(t, pod(ns, "ours-0", "ours", 8), pod(ns, "ours-1", "ours", 8))
+	if env.Cluster != nil {
+		if err := env.Cluster.RestartAPIServer(ctx); err != nil {
+			t.Fatalf("restarting the API server: %v", err)
+		}
+	}
+	env.CreatePods(t, pod(ns, "ours-2", "ours", 8), pod(ns, "ours-3", "ours", 8))
+	waitBound(t, env, ns, "ours", 4)
+	pg = waitInitiallyScheduled(t, env, ns, "ours", metav1.ConditionTrue, "Scheduled", "")
+	if c := meta.FindStatusCondition(pg.Status.Conditions, "Ready"); c == nil || c.Reason != "Operator" {
+		t.Errorf("the other controller's condition is gone or changed: %+v", pg.Status.Conditions)
+	}
+	if f, err := env.Kube.SchedulingV1beta1().PodGroups(ns).Get(ctx, "foreign", metav1.GetOptions{}); err != nil || len(f.Status.Conditions) != 0 {
+		t.Errorf("a group of another scheduler got status %+v (%v)", f.Status.Conditions, err)
+	}
+
+	// A Deployment over an established group: one pod evicted (the Eviction API, as a drain
+	// does) is recreated by its ReplicaSet and placed alone.
+	createGroup(t, env, ns, "svc", 2)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "svc"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "svc"}}, Template: template("svc", 8)}}
+	if _, err := env.Kube.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := waitBound(t, env, ns, "svc", 2)
+	waitInitiallyScheduled(t, env, ns, "svc", metav1.ConditionTrue, "Scheduled", "")
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pods[0].Name}}
+	if err := env.Kube.CoreV1().Pods(ns).EvictV1(ctx, ev); err != nil {
+		t.Fatalf("evicting %s: %v", pods[0].Name, err)
+	}
+	attempts := framework.ReadGangAttempts(t, kind)
+	framework.Eventually(t, wait, "the evicted member replaced and bound", func(ctx context.Context) (bool, error) {
+		got, err := members(ctx, env, ns, "svc")
+		if err != nil || len(got) != 2 || framework.CountBound(got) != 2 {
+			return false, err
+		}
+		for _, p := range got {
+			if p.Name == pods[0].Name {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	framework.ExpectNoNodeHeld(t, kind, attempts)
+	waitInitiallyScheduled(t, env, ns, "svc", metav1.ConditionTrue, "Scheduled", "")
 }
