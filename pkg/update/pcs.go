@@ -77,6 +77,8 @@ type Plan struct {
 	Waiting string
 	// SurgeBlocked are the units that wanted a surge member the admission check refused.
 	SurgeBlocked []string
+	// Coherent is the state of the replica a Coherent update works on (nil otherwise).
+	Coherent *CoherentProgress
 }
 
 // settled reports whether every unit of the replica is done by its own plan: every member
@@ -147,56 +149,87 @@ func nextReplica(replicas []Replica, settled func(i int) bool) int {
 // not being updated only get their missing members (from the newest template) and lose
 // their excess ones.
 func PlanRollingUpdate(replicas []Replica) (Plan, error) {
+	return planReplicas(replicas, func(i int, _ bool) (replicaPlan, error) {
+		return planUnits(replicas[i], false)
+	})
+}
+
+// replicaPlan is the plan of one PodCliqueSet replica's units.
+type replicaPlan struct {
+	actions      []Action
+	done         bool
+	waiting      []string
+	surgeBlocked []string
+}
+
+// planUnits plans each unit of r by its own budget (frozen: only holes and excess change).
+func planUnits(r Replica, freeze bool) (replicaPlan, error) {
+	p := replicaPlan{done: true}
+	for _, u := range r.Units {
+		if freeze {
+			u = frozen(u)
+		}
+		res, err := PlanUnit(u)
+		if err != nil {
+			return replicaPlan{}, fmt.Errorf("replica %d: %w", r.Index, err)
+		}
+		p.add(r.Index, u.Name, res)
+	}
+	return p, nil
+}
+
+func (p *replicaPlan) add(replica int, unit string, res Result) {
+	p.actions = append(p.actions, res.Actions...)
+	p.done = p.done && res.Done
+	if res.SurgeBlocked {
+		p.surgeBlocked = append(p.surgeBlocked, unit)
+	}
+	if res.Waiting != "" {
+		p.waiting = append(p.waiting, fmt.Sprintf("replica %d %s: %s", replica, unit, res.Waiting))
+	}
+}
+
+// planReplicas takes one PodCliqueSet replica at a time (NextReplica): plan plans the current
+// one and those whose members all run the target (their plans also say whether they
+// settled; current is false for those); the others are planned frozen (only holes and excess
+// change).
+func planReplicas(replicas []Replica, plan func(i int, current bool) (replicaPlan, error)) (Plan, error) {
 	// A replica whose members all run the target is planned the same whether it is the
 	// current one or not (freezing changes nothing there): plan it once, and let those plans
 	// say whether it has settled.
-	planned := make([][]Result, len(replicas))
+	planned := make([]*replicaPlan, len(replicas))
 	for i, r := range replicas {
 		if !r.updated() {
 			continue
 		}
-		for _, u := range r.Units {
-			res, err := PlanUnit(u)
-			if err != nil {
-				return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
-			}
-			planned[i] = append(planned[i], res)
+		rp, err := plan(i, false)
+		if err != nil {
+			return Plan{}, err
 		}
+		planned[i] = &rp
 	}
-	current := nextReplica(replicas, func(i int) bool {
-		for _, res := range planned[i] {
-			if !res.Done {
-				return false
-			}
-		}
-		return true
-	})
+	current := nextReplica(replicas, func(i int) bool { return planned[i].done })
 	var p Plan
 	var waiting []string
 	settled := true
 	for i, r := range replicas {
-		for ui, u := range r.Units {
-			var res Result
-			if planned[i] != nil {
-				res = planned[i][ui]
-			} else {
-				if r.Index != current {
-					u = frozen(u)
-				}
-				var err error
-				if res, err = PlanUnit(u); err != nil {
-					return Plan{}, fmt.Errorf("replica %d: %w", r.Index, err)
-				}
-			}
-			p.Actions = append(p.Actions, res.Actions...)
-			settled = settled && res.Done
-			if res.SurgeBlocked {
-				p.SurgeBlocked = append(p.SurgeBlocked, u.Name)
-			}
-			if res.Waiting != "" {
-				waiting = append(waiting, fmt.Sprintf("replica %d %s: %s", r.Index, u.Name, res.Waiting))
-			}
+		var rp replicaPlan
+		var err error
+		switch {
+		case planned[i] != nil:
+			rp = *planned[i]
+		case r.Index == current:
+			rp, err = plan(i, true)
+		default:
+			rp, err = planUnits(r, true)
 		}
+		if err != nil {
+			return Plan{}, err
+		}
+		p.Actions = append(p.Actions, rp.actions...)
+		p.SurgeBlocked = append(p.SurgeBlocked, rp.surgeBlocked...)
+		waiting = append(waiting, rp.waiting...)
+		settled = settled && rp.done
 	}
 	if current >= 0 {
 		p.Updating = []int{current}

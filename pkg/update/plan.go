@@ -50,6 +50,9 @@ type Unit struct {
 	// member is created (those that exist are kept); the update goes on within maxUnavailable
 	// where that is > 0 and waits otherwise.
 	SurgeBlocked bool
+	// MinAvailable is the component's minAvailable (Coherent: the size of its part of a
+	// slice); the other strategies do not read it.
+	MinAvailable int
 	// Paused (updateStrategy.paused): the update takes no step. Holes below the desired count
 	// are still filled (self-healing, scale-out) and members above it removed (scale-in), but
 	// no member of an older revision is replaced, no surge member is created, and the surge
@@ -77,6 +80,8 @@ type Action struct {
 	Surge bool
 	// Reason says why, for events and the plan printout.
 	Reason string
+	// Slice is the coherent slice the member is created or removed with (Coherent only).
+	Slice *SliceRef
 }
 
 func (a Action) String() string {
