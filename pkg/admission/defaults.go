@@ -19,8 +19,10 @@ import (
 //   - updateStrategy.type RollingUpdate, progressDeadlineSeconds 600;
 //   - under RollingUpdate, every standalone clique and every scaling group gets an
 //     updateStrategy with maxUnavailable 1 and maxSurge 0 where unset;
-//   - under ReplicaRecreate, the PodCliqueSet-level rollingUpdate gets maxUnavailable 1 and
-//     maxSurge 0 where unset, and component strategies equal to that default are removed
+//   - under ReplicaRecreate and Coherent, the PodCliqueSet-level rollingUpdate gets maxSurge 0
+//     and maxUnavailable 1 where unset (Coherent with a maxSurge other than 0: maxUnavailable
+//     0, so that a new slice is available before an old one goes), and component strategies
+//     equal to the RollingUpdate default are removed
 //     (they were defaulted while the type was RollingUpdate; anything else is left for
 //     validation to reject, so that no user setting is dropped silently);
 //   - clique minAvailable = replicas; scaling group replicas and minAvailable 1.
@@ -70,12 +72,16 @@ func Default(pcs *grovev1.PodCliqueSet) {
 			g := &spec.Template.PodCliqueScalingGroupConfigs[i]
 			g.UpdateStrategy = defaultComponent(fromRollingUpdate(g.UpdateStrategy, g.RollingUpdate))
 		}
-	case grovev1.ReplicaRecreateStrategyType:
+	case grovev1.ReplicaRecreateStrategyType, grovev1.CoherentStrategyType:
 		if us.RollingUpdate == nil {
 			us.RollingUpdate = &grovev1.RollingUpdateBudget{}
 		}
 		if us.RollingUpdate.MaxUnavailable == nil {
-			us.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+			unavailable := int32(1)
+			if s := us.RollingUpdate.MaxSurge; us.Type == grovev1.CoherentStrategyType && s != nil && !isInt(*s, 0) && s.String() != "0%" {
+				unavailable = 0 // Coherent with a surge: a new slice is available before an old one goes
+			}
+			us.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(unavailable))
 		}
 		if us.RollingUpdate.MaxSurge == nil {
 			us.RollingUpdate.MaxSurge = ptr.To(intstr.FromInt32(0))

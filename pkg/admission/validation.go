@@ -152,9 +152,10 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 		if us.Type != "" {
 			typ = us.Type
 		}
-		if !typ.Rolling() && typ != grovev1.ReplicaRecreateStrategyType && typ != grovev1.OnDeleteStrategyType {
+		if !typ.Rolling() && typ != grovev1.ReplicaRecreateStrategyType && typ != grovev1.OnDeleteStrategyType && typ != grovev1.CoherentStrategyType {
 			errs = append(errs, field.NotSupported(usPath.Child("type"), us.Type, []string{
-				string(grovev1.RollingUpdateStrategyType), string(grovev1.RollingRecreateStrategyType), string(grovev1.ReplicaRecreateStrategyType), string(grovev1.OnDeleteStrategyType)}))
+				string(grovev1.RollingUpdateStrategyType), string(grovev1.RollingRecreateStrategyType), string(grovev1.ReplicaRecreateStrategyType),
+				string(grovev1.OnDeleteStrategyType), string(grovev1.CoherentStrategyType)}))
 		}
 		if d := us.ProgressDeadlineSeconds; d != nil && *d < 1 {
 			errs = append(errs, field.Invalid(usPath.Child("progressDeadlineSeconds"), *d, "must be at least 1"))
@@ -173,9 +174,12 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 					errs = append(errs, field.Forbidden(rp.Child("partition"), "type OnDelete replaces nothing by itself: a partition has nothing to hold back"))
 				}
 			}
-			if typ == grovev1.ReplicaRecreateStrategyType {
+			switch typ {
+			case grovev1.ReplicaRecreateStrategyType:
 				errs = append(errs, validateBudget(rp, ru.MaxSurge, ru.MaxUnavailable, int(spec.Replicas), "spec.replicas")...)
-			} else {
+			case grovev1.CoherentStrategyType:
+				errs = append(errs, validateSliceBudget(rp, ru.MaxSurge, ru.MaxUnavailable)...)
+			default:
 				if ru.MaxUnavailable != nil && !isInt(*ru.MaxUnavailable, 1) {
 					errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), ru.MaxUnavailable.String(),
 						"PodCliqueSet-level budgets are only allowed with type ReplicaRecreate; RollingUpdate updates one replica at a time (maxUnavailable 1, maxSurge 0): use the budgets of the cliques and scaling groups instead"))
@@ -187,16 +191,24 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 			}
 		}
 	}
-	recreate := typ == grovev1.ReplicaRecreateStrategyType
+	// Under ReplicaRecreate and Coherent the PodCliqueSet-level budgets govern: component budgets
+	// are refused (notUsed says why).
+	notUsed := ""
+	switch typ {
+	case grovev1.ReplicaRecreateStrategyType:
+		notUsed = "not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it"
+	case grovev1.CoherentStrategyType:
+		notUsed = "not used under updateStrategy.type Coherent, which replaces the changed components in coherent slices under the PodCliqueSet-level budgets (spec.updateStrategy.rollingUpdate, counted in slices); remove it"
+	}
 	for i := range spec.Template.Cliques {
 		c := &spec.Template.Cliques[i]
 		p := field.NewPath("spec", "template", "cliques").Index(i)
-		errs = append(errs, validateRollingUpdate(p, c.RollingUpdate, c.UpdateStrategy, recreate, groupOf[c.Name])...)
+		errs = append(errs, validateRollingUpdate(p, c.RollingUpdate, c.UpdateStrategy, notUsed, groupOf[c.Name])...)
 	}
 	for i := range spec.Template.PodCliqueScalingGroupConfigs {
 		g := &spec.Template.PodCliqueScalingGroupConfigs[i]
 		p := field.NewPath("spec", "template", "podCliqueScalingGroups").Index(i)
-		errs = append(errs, validateRollingUpdate(p, g.RollingUpdate, g.UpdateStrategy, recreate, "")...)
+		errs = append(errs, validateRollingUpdate(p, g.RollingUpdate, g.UpdateStrategy, notUsed, "")...)
 	}
 	for i := range spec.Template.Cliques {
 		c := &spec.Template.Cliques[i]
@@ -205,8 +217,8 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 		}
 		p := field.NewPath("spec", "template", "cliques").Index(i).Child("updateStrategy")
 		switch {
-		case recreate:
-			errs = append(errs, field.Forbidden(p, "not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it"))
+		case notUsed != "":
+			errs = append(errs, field.Forbidden(p, notUsed))
 		case groupOf[c.Name] != "":
 			errs = append(errs, field.Forbidden(p, fmt.Sprintf("clique %q belongs to scaling group %q, whose replicas are updated as a whole; set updateStrategy on the scaling group", c.Name, groupOf[c.Name])))
 		default:
@@ -220,8 +232,8 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 			continue
 		}
 		p := field.NewPath("spec", "template", "podCliqueScalingGroups").Index(i).Child("updateStrategy")
-		if recreate {
-			errs = append(errs, field.Forbidden(p, "not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it"))
+		if notUsed != "" {
+			errs = append(errs, field.Forbidden(p, notUsed))
 			continue
 		}
 		errs = append(errs, validateBudget(p, g.UpdateStrategy.MaxSurge, g.UpdateStrategy.MaxUnavailable, int(ptr.Deref(g.Replicas, 1)),
@@ -231,17 +243,18 @@ func validateStrategies(pcs *grovev1.PodCliqueSet, groupOf map[string]string) fi
 }
 
 // validateRollingUpdate checks Grove's rollingUpdate of a component at p: it must agree with
-// the component's updateStrategy.maxUnavailable when both are set, and is not used under
-// ReplicaRecreate or on a clique of a scaling group (group names the group).
-func validateRollingUpdate(p *field.Path, ru *grovev1.RollingUpdateConfiguration, us *grovev1.ComponentUpdateStrategy, recreate bool, group string) field.ErrorList {
+// the component's updateStrategy.maxUnavailable when both are set, and is not used where
+// notUsed says why (ReplicaRecreate, Coherent) or on a clique of a scaling group (group names
+// the group).
+func validateRollingUpdate(p *field.Path, ru *grovev1.RollingUpdateConfiguration, us *grovev1.ComponentUpdateStrategy, notUsed string, group string) field.ErrorList {
 	if ru == nil {
 		return nil
 	}
 	rp := p.Child("rollingUpdate")
 	var errs field.ErrorList
 	switch {
-	case recreate:
-		return append(errs, field.Forbidden(rp, "not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it"))
+	case notUsed != "":
+		return append(errs, field.Forbidden(rp, notUsed))
 	case group != "":
 		return append(errs, field.Forbidden(rp, fmt.Sprintf("the clique belongs to scaling group %q, whose replicas are updated as a whole; set rollingUpdate on the scaling group", group)))
 	}
@@ -271,6 +284,21 @@ func validateBudget(p *field.Path, maxSurge, maxUnavailable *intstr.IntOrString,
 	if surge == 0 && unavail == 0 {
 		errs = append(errs, field.Invalid(p, fmt.Sprintf("maxSurge=%s, maxUnavailable=%s", str(maxSurge, "0"), str(maxUnavailable, "1")),
 			fmt.Sprintf("maxSurge and maxUnavailable must not both be 0 (after rounding against %s = %d: surge rounds up, unavailable down): the update could never make a step", desiredField, desired)))
+	}
+	return errs
+}
+
+// validateSliceBudget checks the PodCliqueSet-level budgets of Coherent, counted in coherent
+// slices: their number depends on the replicas and minAvailable of the components an update
+// changes, so a percentage is only checked for its form (a budget that rounds to 0 on both
+// sides is read as maxUnavailable 1, as for every level); both set to 0 never make a step.
+func validateSliceBudget(p *field.Path, maxSurge, maxUnavailable *intstr.IntOrString) field.ErrorList {
+	var errs field.ErrorList
+	_, surgeOK := budgetValue(p.Child("maxSurge"), maxSurge, 0, 1, true, &errs)
+	_, unavailOK := budgetValue(p.Child("maxUnavailable"), maxUnavailable, 1, 1, false, &errs)
+	if surgeOK && unavailOK && maxSurge != nil && maxUnavailable != nil && isInt(*maxSurge, 0) && isInt(*maxUnavailable, 0) {
+		errs = append(errs, field.Invalid(p, "maxSurge=0, maxUnavailable=0",
+			"maxSurge and maxUnavailable (in coherent slices) must not both be 0: the update could never make a step; set maxSurge 1 to make a new slice before an old one goes, or maxUnavailable 1 to drain one first"))
 	}
 	return errs
 }

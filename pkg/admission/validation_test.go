@@ -57,6 +57,11 @@ func recreate(surge, unavail any) *grovev1.PodCliqueSetUpdateStrategy {
 		RollingUpdate: &grovev1.RollingUpdateBudget{MaxSurge: ios(surge), MaxUnavailable: ios(unavail)}}
 }
 
+func coherentStrategy(surge, unavail any) *grovev1.PodCliqueSetUpdateStrategy {
+	return &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.CoherentStrategyType,
+		RollingUpdate: &grovev1.RollingUpdateBudget{MaxSurge: ios(surge), MaxUnavailable: ios(unavail)}}
+}
+
 func TestValidatePodCliqueSet(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -125,6 +130,32 @@ func TestValidatePodCliqueSet(t *testing.T) {
 			`spec.template.cliques[0].updateStrategy: Forbidden: not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it`,
 			`spec.template.podCliqueScalingGroups[0].updateStrategy: Forbidden: not used under updateStrategy.type ReplicaRecreate, which recreates whole replicas under the PodCliqueSet-level budgets; remove it`,
 		}},
+		{name: "Coherent with surge slices", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = coherentStrategy(1, 0)
+		}},
+		{name: "Coherent with a percentage of slices", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = coherentStrategy("50%", nil)
+		}},
+		{name: "Coherent with component-level budgets", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = coherentStrategy(1, 0)
+			p.Spec.Template.Cliques[0].UpdateStrategy = budget(1, 0)
+			p.Spec.Template.PodCliqueScalingGroupConfigs[1].UpdateStrategy = budget(1, 1)
+			p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovev1.RollingUpdateConfiguration{MaxUnavailable: ptr.To[int32](1)}
+		}, want: []string{
+			`spec.template.podCliqueScalingGroups[0].rollingUpdate: Forbidden: not used under updateStrategy.type Coherent, which replaces the changed components in coherent slices under the PodCliqueSet-level budgets (spec.updateStrategy.rollingUpdate, counted in slices); remove it`,
+			`spec.template.cliques[0].updateStrategy: Forbidden: not used under updateStrategy.type Coherent, which replaces the changed components in coherent slices under the PodCliqueSet-level budgets (spec.updateStrategy.rollingUpdate, counted in slices); remove it`,
+			`spec.template.podCliqueScalingGroups[1].updateStrategy: Forbidden: not used under updateStrategy.type Coherent, which replaces the changed components in coherent slices under the PodCliqueSet-level budgets (spec.updateStrategy.rollingUpdate, counted in slices); remove it`,
+		}},
+		{name: "Coherent with both budgets 0, and a malformed one", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = coherentStrategy(0, 0)
+		}, want: []string{
+			`spec.updateStrategy.rollingUpdate: Invalid value: "maxSurge=0, maxUnavailable=0": maxSurge and maxUnavailable (in coherent slices) must not both be 0: the update could never make a step; set maxSurge 1 to make a new slice before an old one goes, or maxUnavailable 1 to drain one first`,
+		}},
+		{name: "Coherent with a malformed budget", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy = coherentStrategy("one", nil)
+		}, want: []string{
+			`spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "one": must be a non-negative integer or a percentage such as '25%'`,
+		}},
 		{name: "updateStrategy on a clique of a scaling group", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.Template.Cliques[2].UpdateStrategy = budget(1, 0)
 		}, want: []string{`spec.template.cliques[2].updateStrategy: Forbidden: clique "prefill-worker" belongs to scaling group "prefill", whose replicas are updated as a whole; set updateStrategy on the scaling group`}},
@@ -141,7 +172,7 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		}},
 		{name: "unknown strategy type", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{Type: "Recreate"}
-		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate", "OnDelete"`}},
+		}, want: []string{`spec.updateStrategy.type: Unsupported value: "Recreate": supported values: "RollingUpdate", "RollingRecreate", "ReplicaRecreate", "OnDelete", "Coherent"`}},
 		{name: "progress deadline zero", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy = &grovev1.PodCliqueSetUpdateStrategy{ProgressDeadlineSeconds: ptr.To[int32](0)}
 		}, want: []string{`spec.updateStrategy.progressDeadlineSeconds: Invalid value: 0: must be at least 1`}},
@@ -260,6 +291,9 @@ func TestValidatePodCliqueSetUpdate(t *testing.T) {
 		}},
 		{name: "switch to ReplicaRecreate (defaulted component strategies go)", mutate: func(p *grovev1.PodCliqueSet) {
 			p.Spec.UpdateStrategy.Type = grovev1.ReplicaRecreateStrategyType
+		}},
+		{name: "switch to Coherent (defaulted component strategies go)", mutate: func(p *grovev1.PodCliqueSet) {
+			p.Spec.UpdateStrategy.Type = grovev1.CoherentStrategyType
 		}},
 		{name: "clique added", mutate: func(p *grovev1.PodCliqueSet) {
 			c := p.Spec.Template.Cliques[0]
@@ -396,6 +430,23 @@ func TestDefault(t *testing.T) {
 	}
 	if r.Spec.Template.PodCliqueScalingGroupConfigs[1].UpdateStrategy == nil {
 		t.Error("a user's component strategy was dropped silently")
+	}
+	// Coherent: budgets in slices; a surge makes maxUnavailable 0 (surge before drain), none 1
+	// (drain first); a user's maxUnavailable stays.
+	for _, tc := range []struct {
+		surge, unavail any
+		want           string
+	}{{nil, nil, "0/1"}, {1, nil, "1/0"}, {"25%", nil, "25%/0"}, {"0%", nil, "0%/1"}, {1, 1, "1/1"}} {
+		c := example()
+		c.Spec.UpdateStrategy = coherentStrategy(tc.surge, tc.unavail)
+		Default(c)
+		ru := c.Spec.UpdateStrategy.RollingUpdate
+		if got := ru.MaxSurge.String() + "/" + ru.MaxUnavailable.String(); got != tc.want {
+			t.Errorf("Coherent maxSurge %v maxUnavailable %v defaulted to %s, want %s", tc.surge, tc.unavail, got, tc.want)
+		}
+		if c.Spec.Template.Cliques[0].UpdateStrategy != nil {
+			t.Error("a component strategy defaulted under Coherent")
+		}
 	}
 }
 

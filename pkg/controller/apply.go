@@ -151,8 +151,17 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 	}
 	for name := range pending {
+		if ro.drainingSlices[name] && obs.gangs[name] == nil {
+			continue // the slice gang that takes the capacity back is made once its old members are gone
+		}
 		if g := obs.gangs[name]; !slices.ContainsFunc(want.PodGangs, func(w *schedv1.PodGang) bool { return w.Name == name }) || (g != nil && g.DeletionTimestamp == nil) {
 			delete(pending, name) // no longer wanted, or created (by an earlier pass)
+		}
+	}
+	groupMembers := map[string]bool{}
+	for _, p := range obs.pods {
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" {
+			groupMembers[memberKey(p)] = true
 		}
 	}
 	wantPods := map[string]bool{}
@@ -168,6 +177,10 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		// surge and unavailability); pods of scaling groups are created when missing.
 		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] &&
 			index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]) < int(a.pcs.Spec.Replicas) {
+			continue
+		}
+		// Coherent: a group replica with no pod is made whole in its slice, when the plan says.
+		if key := memberKey(p); coherent(a.pcs) && p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" && !groupMembers[key] && !ro.createGroups[key] {
 			continue
 		}
 		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
@@ -246,6 +259,13 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	for g, r := range res {
+		if ro.drainingSlices[g] || sliceReservation(ro, g) {
+			if obs.gangs[g] == nil {
+				pending[g] = r // the slice gang is made after its old members are gone
+			}
+		}
+	}
 	if err := a.keepPending(pending); err != nil {
 		return err
 	}
@@ -259,7 +279,10 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 		a.countDelete("Pod")
 	}
-	return a.deleteUnwanted(obs, want, wantPods)
+	if err := a.deleteUnwanted(obs, want, wantPods); err != nil {
+		return err
+	}
+	return a.landSlices(obs, want)
 }
 
 func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods map[string]bool) error {

@@ -42,7 +42,12 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	ro, err := planRollout(pcs, obs, nil, hold)
+	scope, err := c.coherentScope(pcs)
+	if err != nil {
+		return err
+	}
+	in := rolloutInputs{hold: hold, scope: scope}
+	ro, err := planRollout(pcs, obs, nil, in)
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
@@ -58,7 +63,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 			return err
 		}
 		if len(blocked) > 0 {
-			if ro, err = planRollout(pcs, obs, blocked, hold); err != nil {
+			if ro, err = planRollout(pcs, obs, blocked, in); err != nil {
 				return fmt.Errorf("planning the update of %s: %w", key, err)
 			}
 		}
@@ -71,7 +76,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if _, err := c.syncHistory(ctx, pcs, ro.revision, pcs.Status.CompleteRevision); err != nil {
 		return err
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates()})
+	want := workload.Desired(pcs, ro.observed(obs))
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err

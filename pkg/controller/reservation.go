@@ -34,10 +34,19 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 // for reservationHoldSeconds: TestPartition). Keys are gang names; values are annotation
 // values.
 func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]string, error) {
-	// Each gang that loses a member to replacement, with its bound live pods.
+	// Each gang that loses a member to replacement, with its bound live pods. A member
+	// replaced with its coherent slice (Coherent) is taken back by the slice gang that makes
+	// it again, not by its regular gang: the slice gang holds what the slice's pods hold.
 	replaced := map[string]bool{}
 	bound := map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
+		if sg := ro.replacedSlices[memberKey(p)]; sg != "" {
+			if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+				replaced[sg] = true
+				bound[sg] = append(bound[sg], p)
+			}
+			continue
+		}
 		g := p.Labels[grovev1.LabelPodGang]
 		if g == "" {
 			continue
@@ -74,6 +83,17 @@ func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]strin
 		out[g] = string(raw)
 	}
 	return out, nil
+}
+
+// sliceReservation reports whether the reservation named g is a coherent slice's (made by
+// reservations for the members it replaces).
+func sliceReservation(ro *rollout, g string) bool {
+	for _, sg := range ro.replacedSlices {
+		if sg == g {
+			return true
+		}
+	}
+	return false
 }
 
 // reserve writes the reservations onto the gangs that lose members: those that stay

@@ -51,6 +51,31 @@ type rollout struct {
 	paused bool
 	// hold is the partition of the update: the replicas below it and the template they keep.
 	hold partitionHold
+	// Coherent: scope are the template cliques the update changes (nil: unknown);
+	// sliceGangs are, by member key ("unit/index"), the slice gangs of the members the desired
+	// world puts in one; replacedSlices the members replaced with their slice, by member key,
+	// to the slice gang that holds the capacity they free; drainingSlices the slice gangs
+	// whose members are being replaced (their held capacity waits for them).
+	scope                      map[string]bool
+	sliceGangs, replacedSlices map[string]string
+	drainingSlices             map[string]bool
+	// createGroups are the scaling-group replicas the plan creates, as "unit/index". Under
+	// Coherent a group replica with no pod is made only when the plan says so (whole, in its
+	// slice); otherwise the pods a group replica misses are made at once.
+	createGroups map[string]bool
+}
+
+// rolloutInputs are what a pass reads besides the PodCliqueSet and its children: the
+// partition's hold, and the cliques in a Coherent update's scope.
+type rolloutInputs struct {
+	hold  partitionHold
+	scope map[string]bool
+}
+
+// observed is the input of the desired world for this pass's plan.
+func (ro *rollout) observed(obs *observed) workload.Observed {
+	return workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups,
+		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs}
 }
 
 // partitionHold is what rollingUpdate.partition holds back: replicas 0..n-1 keep template (the
@@ -85,9 +110,13 @@ const replicasUnitName = "replicas"
 // blocked names the units whose surge the admission check refused (with its message): their
 // surge is not planned.
 //
-// hold keeps the replicas below the partition at the complete revision: their units target its
-// hashes, so their members are at target, and a lost one is recreated from it.
-func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string, hold partitionHold) (*rollout, error) {
+// in.hold keeps the replicas below the partition at the complete revision: their units target
+// its hashes, so their members are at target, and a lost one is recreated from it.
+//
+// Coherent plans the same units in coherent slices (update.PlanCoherent) of the cliques in
+// in.scope.
+func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string, in rolloutInputs) (*rollout, error) {
+	hold := in.hold
 	hashes := workload.TemplateHashes(pcs)
 	templates := hold.templates()
 	var heldHashes map[string]string
@@ -134,6 +163,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
 			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name],
 				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+			u.MinAvailable = min(int(workload.CliqueMinAvailable(c)), u.Desired)
 			if s := c.UpdateStrategy; s != nil {
 				if s.MaxSurge != nil {
 					u.MaxSurge = *s.MaxSurge
@@ -199,7 +229,19 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			groupUnits[workload.ScalingGroupName(pcs.Name, r, g.Name)] = true
 		}
 	}
-	plan, err := update.PlanRollingUpdate(replicas)
+	var plan update.Plan
+	var err error
+	if coherent(pcs) {
+		crs := coherentReplicas(pcs, replicas, in.scope, blocked, paused)
+		for _, cr := range crs {
+			if cr.SurgeBlocked {
+				_, unavailable[cr.Name], _ = update.Budgets(update.Unit{Name: cr.Name, Desired: 1, MaxSurge: cr.MaxSurge, MaxUnavailable: cr.MaxUnavailable})
+			}
+		}
+		plan, err = update.PlanCoherent(crs)
+	} else {
+		plan, err = update.PlanRollingUpdate(replicas)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +259,8 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes, revision: revision(pcs, hashes),
 		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
-		onDelete: onDelete, paused: paused && !onDelete, hold: hold}
+		onDelete: onDelete, paused: paused && !onDelete, hold: hold,
+		scope: in.scope, sliceGangs: map[string]string{}, replacedSlices: map[string]string{}, drainingSlices: map[string]bool{}, createGroups: map[string]bool{}}
 	if onDelete {
 		ro.waitingDeletion = waitingDeletion
 	}
@@ -228,6 +271,9 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	}
 	for _, u := range plan.SurgeBlocked {
 		ro.surgeBlocked[u] = blocked[u]
+	}
+	if coherent(pcs) {
+		ro.sliceMembers(pcs, obs)
 	}
 	for _, rep := range replicas {
 		for _, u := range rep.Units {
@@ -262,6 +308,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		if groupUnits[a.Unit] {
 			switch a.Type {
 			case update.Create:
+				ro.createGroups[a.Unit+"/"+strconv.Itoa(a.Index)] = true
 				if a.Surge {
 					ro.surgeGroups[a.Unit] = append(ro.surgeGroups[a.Unit], a.Index)
 				}
@@ -365,7 +412,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 		}
 	}
 	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
-		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1), MinAvailable: groupMinAvailable(cfg)}
 	if s := cfg.UpdateStrategy; s != nil {
 		if s.MaxSurge != nil {
 			u.MaxSurge = *s.MaxSurge
@@ -453,6 +500,7 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 		p.UpdatingReplicas = append(p.UpdatingReplicas, int32(r))
 		p.CurrentlyUpdating = append(p.CurrentlyUpdating, grovev1.ReplicaUpdateProgress{ReplicaIndex: int32(r), UpdateStartedAt: at})
 	}
+	coherentProgress(p, pcs, ro)
 	c := metav1.Condition{Type: grovev1.ConditionProgressing, ObservedGeneration: pcs.Generation, LastTransitionTime: now}
 	deadline := progressDeadline(pcs)
 	switch {
@@ -498,6 +546,10 @@ func setProgress(st *grovev1.PodCliqueSetStatus, pcs *grovev1.PodCliqueSet, ro *
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, "Updating"
 		c.Message = "updating to revision " + rev
+		if cp := ro.plan.Coherent; cp != nil {
+			c.Message += fmt.Sprintf("; replica %d: %d of %d coherent slices updated, %d in flight; complete serving sets: %d updated, %d outdated",
+				cp.Replica, cp.Updated, cp.Slices, len(cp.InFlight), cp.ServingUpdated, cp.ServingOutdated)
+		}
 		if ro.plan.Waiting != "" {
 			c.Message += "; waiting: " + ro.plan.Waiting
 		}

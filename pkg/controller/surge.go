@@ -31,17 +31,24 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	type member struct {
 		unit  string
 		index int
+		// check is what the member is checked with: its unit, or under Coherent the slices
+		// of its PodCliqueSet replica (a surge slice is checked whole).
+		check string
 	}
 	var members []member
 	for _, a := range ro.plan.Actions {
 		if a.Type == update.Create && a.Surge {
-			members = append(members, member{a.Unit, a.Index})
+			check := a.Unit
+			if a.Slice != nil {
+				check = coherentUnitName(pcs.Name, a.Slice.Replica)
+			}
+			members = append(members, member{a.Unit, a.Index, check})
 		}
 	}
 	if len(members) == 0 {
 		return nil, nil
 	}
-	want := workload.Desired(pcs, workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups, SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates()})
+	want := workload.Desired(pcs, ro.observed(obs))
 	gangs := map[string]gang.Spec{}
 	for _, g := range want.PodGangs {
 		gangs[g.Name] = gang.SpecFromPodGang(g)
@@ -53,9 +60,13 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			if obs.pods[p.Name] != nil || !isMemberPod(p, m.unit, m.index) {
 				continue
 			}
-			byUnit[m.unit] = append(byUnit[m.unit], p)
+			byUnit[m.check] = append(byUnit[m.check], p)
 		}
-		what[m.unit] = append(what[m.unit], strconv.Itoa(m.index))
+		idx := strconv.Itoa(m.index)
+		if m.check != m.unit {
+			idx = m.unit + "[" + idx + "]"
+		}
+		what[m.check] = append(what[m.check], idx)
 	}
 	blocked := map[string]string{}
 	for _, unit := range sortedUnits(byUnit) {
@@ -100,7 +111,7 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 	byGang := map[string][]*corev1.Pod{}
 	packed := false
 	for _, p := range pods {
-		g := p.Labels[grovev1.LabelPodGang]
+		g := gangOfPod(p)
 		byGang[g] = append(byGang[g], p)
 		if gangs[g].Pack.Required != "" {
 			packed = true
@@ -113,7 +124,7 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 	for _, g := range sortedUnits(byGang) {
 		req := surge.Request{What: what, Pods: byGang[g], PackDomain: gangs[g].Pack.Required}
 		for _, p := range obs.pods {
-			if p.Labels[grovev1.LabelPodGang] == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			if gangOfPod(p) == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
 				req.AnchorNodes = append(req.AnchorNodes, p.Spec.NodeName)
 			}
 		}
@@ -121,6 +132,15 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 		out = append(out, req)
 	}
 	return out
+}
+
+// gangOfPod is the gang a pod is a member of: its coherent slice's while it has one, else
+// grove.io/podgang's (gang.Membership.KeyOf for PodGangs).
+func gangOfPod(p *corev1.Pod) string {
+	if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" {
+		return g
+	}
+	return p.Labels[grovev1.LabelPodGang]
 }
 
 func sortedUnits[T any](m map[string]T) []string {

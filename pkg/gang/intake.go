@@ -273,7 +273,14 @@ func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool)
 
 // DeletePod removes a pod from its gang. A gang with no bound member left is no longer
 // established: it is formed again from scratch.
-func (s *Store) DeletePod(pod *v1.Pod) {
+func (s *Store) DeletePod(pod *v1.Pod) { s.removePod(pod, true) }
+
+// MovedPod forgets pod (as it was before an update of its labels) in the gang it belonged to:
+// it is now a member of another gang (a coherent slice's pod back in its regular gang).
+// Unlike DeletePod nothing is held for a replacement: the pod still runs where it ran.
+func (s *Store) MovedPod(pod *v1.Pod) { s.removePod(pod, false) }
+
+func (s *Store) removePod(pod *v1.Pod, left bool) {
 	k, ok := s.membership.KeyOf(pod)
 	if !ok {
 		return
@@ -285,7 +292,9 @@ func (s *Store) DeletePod(pod *v1.Pod) {
 		return
 	}
 	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
-		s.recordLeftLocked(e, m)
+		if left {
+			s.recordLeftLocked(e, m)
+		}
 		delete(e.members, pod.Name)
 		e.recount()
 		if _, planned := e.plan[pod.Name]; planned {

@@ -21,11 +21,15 @@ type Membership struct {
 // DefaultMembership uses the phalanx.dev/surge label.
 func DefaultMembership() Membership { return Membership{SurgeLabel: grovev1.LabelSurge} }
 
-// KeyOf returns the gang a pod belongs to: a PodGang by grove.io/podgang, else a PodGroup by
+// KeyOf returns the gang a pod belongs to: the PodGang of its coherent slice
+// (phalanx.dev/coherent-slice) while it has one, else a PodGang by grove.io/podgang, else a PodGroup by
 // scheduling.x-k8s.io/pod-group, else an upstream PodGroup by spec.schedulingGroup.podGroupName.
 // A pod that names more than one belongs to the first: an operator that writes both a PodGang
 // and the upstream field (Grove moving to the Workload API) keeps its PodGang's richer rules.
 func (m Membership) KeyOf(pod *v1.Pod) (Key, bool) {
+	if name := pod.Labels[grovev1.LabelCoherentSlice]; name != "" {
+		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
+	}
 	if name := pod.Labels[grovev1.LabelPodGang]; name != "" {
 		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
 	}
@@ -38,17 +42,23 @@ func (m Membership) KeyOf(pod *v1.Pod) (Key, bool) {
 	return Key{}, false
 }
 
-// BaseOf returns the base gang of a pod of a scaled PodGang (label grove.io/base-podgang).
+// BaseOf returns the base gang of a pod of a scaled PodGang (label grove.io/base-podgang). A
+// member of a coherent slice has none: its slice gang is placed on its own (its replica's base
+// gang may have lost every member to the update).
 func (m Membership) BaseOf(pod *v1.Pod) (Key, bool) {
+	if pod.Labels[grovev1.LabelCoherentSlice] != "" {
+		return Key{}, false
+	}
 	if name := pod.Labels[grovev1.LabelBasePodGang]; name != "" {
 		return Key{Kind: KindPodGang, Namespace: pod.Namespace, Name: name}, true
 	}
 	return Key{}, false
 }
 
-// IsSurge reports whether the pod is a surge member.
+// IsSurge reports whether the pod is a surge member. A member of a coherent slice is not: the
+// slice (a surge slice too) is placed all-or-nothing.
 func (m Membership) IsSurge(pod *v1.Pod) bool {
-	return m.SurgeLabel != "" && pod.Labels[m.SurgeLabel] == "true"
+	return m.SurgeLabel != "" && pod.Labels[m.SurgeLabel] == "true" && pod.Labels[grovev1.LabelCoherentSlice] == ""
 }
 
 // MemberIndex is the pod's index in its clique (grove.io/podclique-pod-index), else its

@@ -62,6 +62,9 @@ type CoherentProgress struct {
 	// slices that exist; InFlight the slices at the target that are not available yet.
 	Slices, Updated, Surge int
 	InFlight               []int
+	// Draining are the slices below S that are being replaced: every member that exists is
+	// terminating, or none exists (their replacements hold what they free).
+	Draining []int
 	// ServingUpdated and ServingOutdated are the complete serving sets at the target and at
 	// older revisions: min over the changed units of floor(available / minAvailable).
 	ServingUpdated, ServingOutdated int
@@ -255,7 +258,16 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 		if m.Revision == target && !m.Available && !m.Terminating {
 			prog.InFlight = append(prog.InFlight, k)
 		}
+		if k < sl.n && m.Terminating && len(st.members) == 0 {
+			prog.Draining = append(prog.Draining, k)
+		}
 	}
+	for k := 0; k < sl.n; k++ {
+		if states[k].existing == 0 {
+			prog.Draining = append(prog.Draining, k)
+		}
+	}
+	sort.Ints(prog.Draining)
 	res, err := PlanUnit(unit)
 	if err != nil {
 		return replicaPlan{}, nil, fmt.Errorf("replica %d: %w", cr.Index, err)

@@ -12,6 +12,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
 )
 
 // Observed is what the desired world depends on besides the PodCliqueSet itself.
@@ -37,6 +38,11 @@ type Observed struct {
 	// last complete revision. The template must have the same cliques and scaling groups
 	// (the webhook keeps them immutable).
 	ReplicaTemplates map[int]*grovev1.PodCliqueSetTemplateSpec
+	// SliceGangs are, by pod name, the PodGang of the coherent slice a pod belongs to
+	// (Coherent): the pods that carry the label and those the update creates in a slice. Each
+	// named gang is made with one podgroup per PodClique of its pods, every pod required
+	// (minReplicas is their count), so that the slice is placed all-or-nothing.
+	SliceGangs map[string]string
 }
 
 // ReplicaPCS is pcs as replica r is made: with its held template (Observed.ReplicaTemplates)
@@ -170,8 +176,46 @@ func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 		}
 	}
 	sort.Slice(w.Pods, func(i, j int) bool { return w.Pods[i].Name < w.Pods[j].Name })
+	w.sliceGangs(set, owner, obs)
 	return w
 }
+
+// sliceGangs labels the pods of coherent slices with their slice gang and adds those gangs:
+// one podgroup per PodClique, every listed pod required, the packing and priority of the
+// replica's template, no base gang (a slice is placed on its own).
+func (w *World) sliceGangs(set *grovev1.PodCliqueSet, owner metav1.OwnerReference, obs Observed) {
+	if len(obs.SliceGangs) == 0 {
+		return
+	}
+	gangs := map[string]*schedv1.PodGang{}
+	groups := map[string]map[string]int{} // gang -> clique -> podgroup index
+	for _, p := range w.Pods {
+		name := obs.SliceGangs[p.Name]
+		if name == "" {
+			continue
+		}
+		p.Labels[grovev1.LabelCoherentSlice] = name
+		g := gangs[name]
+		if g == nil {
+			r := index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex])
+			b := &replicaBuilder{pcs: ReplicaPCS(set, obs.ReplicaTemplates, r), replica: r, owner: owner, world: w}
+			g = b.gang(name, "")
+			g.Labels[grovev1.LabelCoherentSlice] = name
+			gangs[name], groups[name] = g, map[string]int{}
+		}
+		clique := p.Labels[grovev1.LabelPodClique]
+		gi, ok := groups[name][clique]
+		if !ok {
+			gi = len(g.Spec.PodGroups)
+			groups[name][clique] = gi
+			g.Spec.PodGroups = append(g.Spec.PodGroups, schedv1.PodGroup{Name: clique})
+		}
+		pg := &g.Spec.PodGroups[gi]
+		pg.PodReferences = append(pg.PodReferences, schedv1.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+		pg.MinReplicas++
+	}
+}
+
 
 type replicaBuilder struct {
 	pcs     *grovev1.PodCliqueSet

@@ -54,6 +54,11 @@ func ScaledPodGangName(pcs string, replica int, group string, groupReplica int) 
 }
 
 // ServiceName is the headless Service of a PCS replica, "<pcs>-<replica>".
+// SliceGangName is the PodGang of coherent slice k of PodCliqueSet replica r (Coherent).
+func SliceGangName(pcs string, replica, k int) string {
+	return fmt.Sprintf("%s-%d-slice-%d", pcs, replica, k)
+}
+
 func ServiceName(pcs string, replica int) string { return fmt.Sprintf("%s-%d", pcs, replica) }
 
 // PodName is "<podclique>-<index>"; it is also the pod's hostname. Deterministic names make

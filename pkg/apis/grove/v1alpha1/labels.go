@@ -32,4 +32,10 @@ const (
 	// LabelSurge marks a pod or PodGang created above the desired count during an update.
 	// Surge members never count toward a gang's quorum and never hold it hostage.
 	LabelSurge = "phalanx.dev/surge"
+	// LabelCoherentSlice, on a pod, names the PodGang of the coherent slice it was created
+	// with (updateStrategy Coherent): the pod is a member of that gang, which places the whole
+	// slice all-or-nothing, instead of the gang of grove.io/podgang. The controller removes
+	// the label once the slice is available; the pod is then a member of its regular gang
+	// again. On a PodGang it marks a slice gang.
+	LabelCoherentSlice = "phalanx.dev/coherent-slice"
 )

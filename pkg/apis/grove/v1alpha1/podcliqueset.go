@@ -66,7 +66,7 @@ type PodCliqueSetSpec struct {
 }
 
 // UpdateStrategyType is the kind of update of a PodCliqueSet.
-// +kubebuilder:validation:Enum=RollingUpdate;RollingRecreate;ReplicaRecreate;OnDelete
+// +kubebuilder:validation:Enum=RollingUpdate;RollingRecreate;ReplicaRecreate;OnDelete;Coherent
 type UpdateStrategyType string
 
 const (
@@ -87,6 +87,15 @@ const (
 	// the newest template. The update ends at once; status counts the replicas whose pods all
 	// run the newest template, and Progressing says how many pods wait for their deletion.
 	OnDeleteStrategyType UpdateStrategyType = "OnDelete"
+	// CoherentStrategyType is Grove's Coherent (GREP-393): the components a template change
+	// touches are replaced in coherent slices, one PCS replica at a time. A slice is, for every
+	// changed component of the replica, its minAvailable pods (standalone clique) or group
+	// replicas (scaling group), created as one new gang at the new revision and placed
+	// all-or-nothing, so that no replica serves with only one side of a prefill/decode pair
+	// updated. Components the change did not touch are left alone. The PCS-level rollingUpdate
+	// budgets count slices: with maxSurge >= 1 a new slice is available before an old one is
+	// drained; with maxSurge 0 an old slice is drained first (Grove's behaviour).
+	CoherentStrategyType UpdateStrategyType = "Coherent"
 )
 
 // Rolling reports whether t updates replica by replica with component budgets (RollingUpdate,
@@ -99,14 +108,15 @@ func (t UpdateStrategyType) Rolling() bool {
 const DefaultProgressDeadlineSeconds int32 = 600
 
 // PodCliqueSetUpdateStrategy says how a PodCliqueSet is updated.
-// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || (has(self.type) && self.type == 'ReplicaRecreate') || ((!has(self.rollingUpdate.maxUnavailable) || self.rollingUpdate.maxUnavailable == 1) && (!has(self.rollingUpdate.maxSurge) || self.rollingUpdate.maxSurge == 0))",message="rollingUpdate budgets at the PodCliqueSet level are only allowed with type ReplicaRecreate (RollingUpdate always updates one replica at a time: maxUnavailable 1, maxSurge 0)",fieldPath=".rollingUpdate"
+// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || (has(self.type) && (self.type == 'ReplicaRecreate' || self.type == 'Coherent')) || ((!has(self.rollingUpdate.maxUnavailable) || self.rollingUpdate.maxUnavailable == 1) && (!has(self.rollingUpdate.maxSurge) || self.rollingUpdate.maxSurge == 0))",message="rollingUpdate budgets at the PodCliqueSet level are only allowed with type ReplicaRecreate or Coherent (RollingUpdate always updates one replica at a time: maxUnavailable 1, maxSurge 0)",fieldPath=".rollingUpdate"
 type PodCliqueSetUpdateStrategy struct {
-	// Type is RollingUpdate (default; Grove's name RollingRecreate is the same), ReplicaRecreate
-	// or OnDelete.
+	// Type is RollingUpdate (default; Grove's name RollingRecreate is the same), ReplicaRecreate,
+	// OnDelete or Coherent.
 	// +kubebuilder:default=RollingUpdate
 	// +optional
 	Type UpdateStrategyType `json:"type,omitempty"`
-	// RollingUpdate holds the PCS-level budgets. Only valid with ReplicaRecreate.
+	// RollingUpdate holds the PCS-level budgets: PCS replicas under ReplicaRecreate, coherent
+	// slices under Coherent. Only valid with those (and partition with any type but OnDelete).
 	// +optional
 	RollingUpdate *RollingUpdateBudget `json:"rollingUpdate,omitempty"`
 	// ProgressDeadlineSeconds is how long an update may make no progress before the
@@ -437,6 +447,16 @@ type PodCliqueSetUpdateProgress struct {
 	TotalPodCliqueScalingGroupsCount *int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
 	// +optional
 	UpdatedPodCliqueScalingGroupsCount *int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+	// UpdatedStandalonePodCliques are, under Coherent, the standalone cliques (template names)
+	// the update changes: the components its slices are made of (Grove's field).
+	// +optional
+	// +listType=set
+	UpdatedStandalonePodCliques []string `json:"updatedStandalonePodCliques,omitempty"`
+	// UpdatedPodCliqueScalingGroups are, under Coherent, the scaling groups (config names) with
+	// a clique the update changes (Grove's field).
+	// +optional
+	// +listType=set
+	UpdatedPodCliqueScalingGroups []string `json:"updatedPodCliqueScalingGroups,omitempty"`
 }
 
 // ReplicaUpdateProgress is the update of one PCS replica.
@@ -449,6 +469,49 @@ type ReplicaUpdateProgress struct {
 	// UpdateEndedAt is when it ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// InFlightPodGangs are, under Coherent, the gangs of the slices created for this replica
+	// that are not available yet (Grove's field): the update waits for them before the next
+	// slice is drained.
+	// +optional
+	InFlightPodGangs []string `json:"inFlightPodGangs,omitempty"`
+	// Slices is, under Coherent, how many coherent slices the replica has (each a complete
+	// serving set of the changed components), how many of them run the new revision, and how
+	// many complete sets each revision can serve with now.
+	// +optional
+	Slices *CoherentSlices `json:"slices,omitempty"`
+	// Components is, under Coherent, the available capacity of each changed component of the
+	// replica per revision.
+	// +optional
+	Components []ComponentCapacity `json:"components,omitempty"`
+}
+
+// CoherentSlices counts the coherent slices of a PCS replica under update.
+type CoherentSlices struct {
+	// Desired is the number of slices of the replica: the fewest whole multiples of
+	// minAvailable any changed component holds.
+	Desired int32 `json:"desired"`
+	// Updated are the slices whose members all run the new revision and are available.
+	Updated int32 `json:"updated"`
+	// Surge are the slices above Desired (maxSurge) that exist now.
+	// +optional
+	Surge int32 `json:"surge,omitempty"`
+	// ServingSetsUpdated and ServingSetsOutdated are how many complete sets of the changed
+	// components (minAvailable available members of each) run the new revision, and an older
+	// one: what each revision can serve with now.
+	ServingSetsUpdated  int32 `json:"servingSetsUpdated"`
+	ServingSetsOutdated int32 `json:"servingSetsOutdated"`
+}
+
+// ComponentCapacity is the available capacity of one changed component of a PCS replica per
+// revision: pods for a standalone clique, group replicas for a scaling group.
+type ComponentCapacity struct {
+	// Name is the PodClique or PodCliqueScalingGroup.
+	Name string `json:"name"`
+	// MinAvailable is the component's minAvailable: the size of its part of a slice.
+	MinAvailable int32 `json:"minAvailable"`
+	// Updated and Outdated are its available members at the new revision and at an older one.
+	Updated  int32 `json:"updated"`
+	Outdated int32 `json:"outdated"`
 }
 
 // Condition types and reasons of a PodCliqueSet.

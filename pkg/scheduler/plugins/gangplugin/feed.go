@@ -51,8 +51,11 @@ func (p *Adapter) onGang(obj any) {
 // PodHandlers keep the store current from the scheduler's pod informer.
 func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { p.onPod(obj) },
-		UpdateFunc: func(_, obj any) { p.onPod(obj) },
+		AddFunc: func(obj any) { p.onPod(obj) },
+		UpdateFunc: func(oldObj, obj any) {
+			p.onPodMoved(oldObj, obj)
+			p.onPod(obj)
+		},
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
@@ -75,6 +78,26 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 			}
 		},
 	}
+}
+
+// onPodMoved forgets a pod in the gang it left when an update of its labels moved it to
+// another (a coherent slice's member returned to its regular gang once the slice is
+// available): without it, the old gang would count a member it no longer has.
+func (p *Adapter) onPodMoved(oldObj, obj any) {
+	old, ok := oldObj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	ko, okOld := p.keyOf(old)
+	if kn, okNew := p.keyOf(pod); !okOld || (okNew && kn == ko) {
+		return
+	}
+	p.store.MovedPod(old)
+	p.status.Enqueue(ko)
 }
 
 func (p *Adapter) onPod(obj any) {

@@ -1,0 +1,274 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/update"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
+)
+
+// coherentScope is the set of template cliques an update under Coherent changes: those whose
+// template differs from the last complete revision's. It is the same for the whole update
+// (the planner's slices must keep every changed component until its last slice is made
+// again, after its old members are gone). Nil when the strategy is not Coherent, or when no
+// complete revision is known (the planner then takes the components with a member off the
+// target, above the desired count or missing).
+func (c *Controller) coherentScope(pcs *grovev1.PodCliqueSet) (map[string]bool, error) {
+	if !coherent(pcs) || pcs.Status.CompleteRevision == "" {
+		return nil, nil
+	}
+	_, t, err := c.revisionTemplate(pcs.Namespace, pcs.Status.CompleteRevision)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	return changedCliques(pcs, t), nil
+}
+
+// changedCliques are the cliques of pcs whose template differs from complete's (a clique
+// complete does not have counts as changed).
+func changedCliques(pcs *grovev1.PodCliqueSet, complete *grovev1.PodCliqueSetTemplateSpec) map[string]bool {
+	now := workload.TemplateHashes(pcs)
+	before := workload.TemplateHashes(workload.ReplicaPCS(pcs, map[int]*grovev1.PodCliqueSetTemplateSpec{0: complete}, 0))
+	out := map[string]bool{}
+	for name, h := range now {
+		if before[name] != h {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func coherent(pcs *grovev1.PodCliqueSet) bool {
+	return pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.CoherentStrategyType
+}
+
+// coherentUnitName names the slices of PodCliqueSet replica r as one unit (in waits, blocked
+// surges and the SurgeBlocked condition).
+func coherentUnitName(pcs string, r int) string { return fmt.Sprintf("%s-%d-slices", pcs, r) }
+
+// coherentBudgets are the PodCliqueSet-level budgets in slices: maxSurge 0 unless given;
+// maxUnavailable 0 when a surge is given (a new slice is available before an old one goes),
+// else 1 (the webhook writes the same defaults).
+func coherentBudgets(pcs *grovev1.PodCliqueSet) (maxSurge, maxUnavailable intstr.IntOrString) {
+	maxSurge, maxUnavailable = intstr.FromInt32(0), intstr.FromInt32(1)
+	ru := pcs.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil {
+		return maxSurge, maxUnavailable
+	}
+	if ru.MaxSurge != nil {
+		maxSurge = *ru.MaxSurge
+		if ru.MaxUnavailable == nil && !(maxSurge.Type == intstr.Int && maxSurge.IntVal == 0) {
+			maxUnavailable = intstr.FromInt32(0)
+		}
+	}
+	if ru.MaxUnavailable != nil {
+		maxUnavailable = *ru.MaxUnavailable
+	}
+	return maxSurge, maxUnavailable
+}
+
+// coherentReplicas are the replicas as the Coherent planner takes them: the same units, the
+// PodCliqueSet-level budgets in slices, and the units in scope (those with a clique in scope;
+// nil scope: the planner decides).
+func coherentReplicas(pcs *grovev1.PodCliqueSet, replicas []update.Replica, scope map[string]bool, blocked map[string]string, paused bool) []update.CoherentReplica {
+	maxSurge, maxUnavailable := coherentBudgets(pcs)
+	out := make([]update.CoherentReplica, 0, len(replicas))
+	for _, rep := range replicas {
+		cr := update.CoherentReplica{Replica: rep, Name: coherentUnitName(pcs.Name, rep.Index),
+			MaxSurge: maxSurge, MaxUnavailable: maxUnavailable, Paused: paused}
+		_, cr.SurgeBlocked = blocked[cr.Name]
+		if scope != nil {
+			cr.Changed = map[string]bool{}
+			for _, c := range pcs.Spec.Template.Cliques {
+				if scope[c.Name] {
+					cr.Changed[workload.PodCliqueName(pcs.Name, rep.Index, c.Name)] = true
+				}
+			}
+			for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+				for _, cn := range g.CliqueNames {
+					if scope[cn] {
+						cr.Changed[workload.ScalingGroupName(pcs.Name, rep.Index, g.Name)] = true
+					}
+				}
+			}
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// memberKey is the update member a pod belongs to, as "unit/index": its scaling-group replica,
+// or its own index in a standalone clique.
+func memberKey(p *corev1.Pod) string {
+	if sg := p.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
+		return sg + "/" + p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
+	}
+	return p.Labels[grovev1.LabelPodClique] + "/" + p.Labels[grovev1.LabelPodCliquePodIndex]
+}
+
+// sliceMembers records, from the plan's slice actions and the pods that carry a slice label,
+// which members the desired world puts in which slice gang (ro.sliceGangs, by member key), and
+// which slices the update replaces (ro.replacedSlices: member key to the slice gang that will
+// hold the capacity its pods free). A member created alone into a slice (the slice is
+// completed) joins its gang only while the slice is in flight (some pod still carries the
+// label); a slice that has landed is completed by a member of the regular gangs.
+func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
+	inFlight := map[string]bool{}
+	for _, p := range obs.pods {
+		if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" && p.DeletionTimestamp == nil {
+			ro.sliceGangs[memberKey(p)] = g
+			inFlight[g] = true
+		}
+	}
+	for _, a := range ro.plan.Actions {
+		if a.Slice == nil {
+			continue
+		}
+		g := workload.SliceGangName(pcs.Name, a.Slice.Replica, a.Slice.Index)
+		key := a.Unit + "/" + strconv.Itoa(a.Index)
+		switch {
+		case a.Type == update.Create && (a.Slice.Whole || inFlight[g]):
+			ro.sliceGangs[key] = g
+		case a.Type == update.Delete && !a.Surge:
+			ro.replacedSlices[key] = g
+		}
+	}
+	if p := ro.plan.Coherent; p != nil {
+		for _, k := range p.Draining {
+			ro.drainingSlices[workload.SliceGangName(pcs.Name, p.Replica, k)] = true
+		}
+	}
+}
+
+// landSlices returns the pods of every coherent slice that has landed to their regular gangs:
+// once every pod of a slice gang exists, is bound and Ready, its label phalanx.dev/coherent-slice
+// is removed, so that the replica's gangs are what they are outside an update (the slice gang
+// object goes in the next pass, when no pod names it). Surge slices keep their gang: their
+// pods go at the end of the update.
+func (a *applier) landSlices(obs *observed, want *workload.World) error {
+	pods := map[string][]*corev1.Pod{}
+	for _, p := range obs.pods {
+		if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" {
+			pods[g] = append(pods[g], p)
+		}
+	}
+	wantCount := map[string]int{}
+	for _, g := range want.PodGangs {
+		if g.Labels[grovev1.LabelCoherentSlice] == "" {
+			continue
+		}
+		for _, pg := range g.Spec.PodGroups {
+			wantCount[g.Name] += len(pg.PodReferences)
+		}
+	}
+	surge := surgeMembers(want)
+	names := make([]string, 0, len(pods))
+	for g := range pods {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		ps := pods[g]
+		if len(ps) != wantCount[g] {
+			continue
+		}
+		landed := true
+		for _, p := range ps {
+			landed = landed && p.DeletionTimestamp == nil && p.Spec.NodeName != "" && workload.PodReady(p) && !surge[p.Name]
+		}
+		if !landed {
+			continue
+		}
+		for _, p := range ps {
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{grovev1.LabelCoherentSlice: nil}}})
+			if _, err := a.c.kube.CoreV1().Pods(a.pcs.Namespace).Patch(a.ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
+				return fmt.Errorf("returning pod %s of the landed slice %s to its regular gang: %w", p.Name, g, err)
+			}
+		}
+		klog.FromContext(a.ctx).V(2).Info("Coherent slice landed", "podCliqueSet", klog.KObj(a.pcs), "slice", g, "pods", len(ps))
+		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, ReasonSliceLanded, "coherent slice %s is available (%d pods); its pods return to their regular gangs", g, len(ps))
+	}
+	return nil
+}
+
+// ReasonSliceLanded is the event reason when a coherent slice is available.
+const ReasonSliceLanded = "SliceLanded"
+
+// surgeMembers are the desired pods above their unit's desired count: surge pods of
+// standalone cliques and the pods of surge scaling-group replicas.
+func surgeMembers(want *workload.World) map[string]bool {
+	groupReplicas := map[string]int{}
+	for _, sg := range want.ScalingGroups {
+		groupReplicas[sg.Name] = int(sg.Spec.Replicas)
+	}
+	out := map[string]bool{}
+	for _, p := range want.Pods {
+		if p.Labels[grovev1.LabelSurge] == "true" {
+			out[p.Name] = true
+		}
+		if sg := p.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" &&
+			index.Parse(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]) >= groupReplicas[sg] {
+			out[p.Name] = true
+		}
+	}
+	return out
+}
+
+// coherentProgress writes the slice state of the replica under update into its progress entry
+// and the scope of the update (Grove's updatedStandalonePodCliques and
+// updatedPodCliqueScalingGroups).
+func coherentProgress(p *grovev1.PodCliqueSetUpdateProgress, pcs *grovev1.PodCliqueSet, ro *rollout) {
+	p.UpdatedStandalonePodCliques, p.UpdatedPodCliqueScalingGroups = nil, nil
+	if !coherent(pcs) {
+		return
+	}
+	inGroup := map[string]bool{}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		for _, cn := range g.CliqueNames {
+			inGroup[cn] = true
+			if ro.scope[cn] && !slices.Contains(p.UpdatedPodCliqueScalingGroups, g.Name) {
+				p.UpdatedPodCliqueScalingGroups = append(p.UpdatedPodCliqueScalingGroups, g.Name)
+			}
+		}
+	}
+	for _, c := range pcs.Spec.Template.Cliques {
+		if ro.scope[c.Name] && !inGroup[c.Name] {
+			p.UpdatedStandalonePodCliques = append(p.UpdatedStandalonePodCliques, c.Name)
+		}
+	}
+	cp := ro.plan.Coherent
+	for i := range p.CurrentlyUpdating {
+		u := &p.CurrentlyUpdating[i]
+		u.InFlightPodGangs, u.Slices, u.Components = nil, nil, nil
+		if cp == nil || int(u.ReplicaIndex) != cp.Replica {
+			continue
+		}
+		for _, k := range cp.InFlight {
+			u.InFlightPodGangs = append(u.InFlightPodGangs, workload.SliceGangName(pcs.Name, cp.Replica, k))
+		}
+		u.Slices = &grovev1.CoherentSlices{Desired: int32(cp.Slices), Updated: int32(cp.Updated), Surge: int32(cp.Surge),
+			ServingSetsUpdated: int32(cp.ServingUpdated), ServingSetsOutdated: int32(cp.ServingOutdated)}
+		for _, c := range cp.Capacity {
+			u.Components = append(u.Components, grovev1.ComponentCapacity{Name: c.Unit, MinAvailable: int32(c.MinAvailable),
+				Updated: int32(c.Updated), Outdated: int32(c.Outdated)})
+		}
+	}
+}
+
+// groupMinAvailable is a scaling group's minAvailable (default 1).
+func groupMinAvailable(cfg *grovev1.PodCliqueScalingGroupConfig) int {
+	return int(ptr.Deref(cfg.MinAvailable, 1))
+}
