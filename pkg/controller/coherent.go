@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
@@ -110,14 +111,8 @@ func coherentReplicas(pcs *grovev1.PodCliqueSet, replicas []update.Replica, scop
 	return out
 }
 
-// memberKey is the update member a pod belongs to, as "unit/index": its scaling-group replica,
-// or its own index in a standalone clique.
-func memberKey(p *corev1.Pod) string {
-	if sg := p.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
-		return sg + "/" + p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
-	}
-	return p.Labels[grovev1.LabelPodClique] + "/" + p.Labels[grovev1.LabelPodCliquePodIndex]
-}
+// memberKey is the update member a pod belongs to (workload.MemberKey).
+func memberKey(p *corev1.Pod) string { return workload.MemberKey(p.Labels) }
 
 // sliceMembers records, from the plan's slice actions and the pods that carry a slice label,
 // which members the desired world puts in which slice gang (ro.sliceGangs, by member key), and
@@ -154,10 +149,10 @@ func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
 }
 
 // landSlices returns the pods of every coherent slice that has landed to their regular gangs:
-// once every pod of a slice gang exists, is bound and Ready, its label phalanx.dev/coherent-slice
-// is removed, so that the replica's gangs are what they are outside an update (the slice gang
-// object goes in the next pass, when no pod names it). Surge slices keep their gang: their
-// pods go at the end of the update.
+// once every pod of a slice gang exists, is bound and Ready, the gang's hold is released and
+// the pods' label phalanx.dev/coherent-slice removed, so that the replica's gangs are what they
+// are outside an update (the slice gang object goes in the next pass, when no pod names it).
+// Surge slices keep their gang: their pods go at the end of the update.
 func (a *applier) landSlices(obs *observed, want *workload.World) error {
 	pods := map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
@@ -191,6 +186,20 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		}
 		if !landed {
 			continue
+		}
+		// The slice gang's hold (the capacity its drained old slice freed) is released first,
+		// the reservation and the reference to it both (a gang that names one without carrying
+		// it takes the footprint of the named gang as a new hold): once its pods leave it, the
+		// hold would count nothing as taken back and keep the whole footprint from the next
+		// slice until it expired.
+		if cur := obs.gangs[g]; cur != nil && (cur.Annotations[schedv1.AnnotationReservation] != "" || cur.Spec.ReuseReservationRef != nil) {
+			patch, _ := json.Marshal(map[string]any{
+				"metadata": map[string]any{"annotations": map[string]any{schedv1.AnnotationReservation: nil}},
+				"spec":     map[string]any{"reuseReservationRef": nil},
+			})
+			if _, err := a.c.client.SchedulerV1alpha1().PodGangs(a.pcs.Namespace).Patch(a.ctx, g, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
+				return fmt.Errorf("releasing the hold of the landed slice %s: %w", g, err)
+			}
 		}
 		for _, p := range ps {
 			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{grovev1.LabelCoherentSlice: nil}}})

@@ -48,8 +48,9 @@ type CoherentReplica struct {
 	// Changed are the units in the update's scope: those whose template the update changes
 	// (the controller compares spec.template with the last complete revision). It must stay
 	// the same for the whole update: a component whose old members are all gone is still in
-	// it until its last slice is made again. Nil: the units with a member off the target,
-	// above the desired count, or missing.
+	// it until its last slice is made again. Nil: when a unit of the replica has a member off
+	// the target, the units with a member off the target, above the desired count, or
+	// missing; else none (a creation, a scale or self-healing is not an update).
 	Changed map[string]bool
 }
 
@@ -150,8 +151,14 @@ type sliceState struct {
 // planCoherentReplica plans the replica the update works on.
 func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, error) {
 	var scope, rest []Unit
+	update := cr.Changed != nil
 	for _, u := range cr.Units {
-		if u.Desired > 0 && inScope(u, cr.Changed) {
+		update = update || outdated(u)
+	}
+	for _, u := range cr.Units {
+		// Without a scope from the controller, a replica with no member off its target is not
+		// under update (its creation, a scale, self-healing): its units are planned alone.
+		if update && u.Desired > 0 && inScope(u, cr.Changed) {
 			scope = append(scope, u)
 		} else {
 			rest = append(rest, u)
@@ -252,7 +259,7 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 		switch {
 		case k >= sl.n:
 			prog.Surge++
-		case m.Available:
+		case m.Available && m.Revision == target:
 			prog.Updated++
 		}
 		if m.Revision == target && !m.Available && !m.Terminating {
@@ -305,6 +312,16 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 	rp.add(cr.Index, cr.Name, res)
 	rp.done = rp.done && len(rp.actions) == 0
 	return rp, prog, nil
+}
+
+// outdated reports whether a member of u runs another revision than its target.
+func outdated(u Unit) bool {
+	for _, m := range u.Members {
+		if m.Revision != u.Target {
+			return true
+		}
+	}
+	return false
 }
 
 // inScope reports whether u is in the update's scope: named in changed, or when changed is

@@ -38,8 +38,8 @@ type Observed struct {
 	// last complete revision. The template must have the same cliques and scaling groups
 	// (the webhook keeps them immutable).
 	ReplicaTemplates map[int]*grovev1.PodCliqueSetTemplateSpec
-	// SliceGangs are, by pod name, the PodGang of the coherent slice a pod belongs to
-	// (Coherent): the pods that carry the label and those the update creates in a slice. Each
+	// SliceGangs are, by member (MemberKey), the PodGang of the coherent slice its pods belong
+	// to (Coherent): the pods that carry the label and those the update creates in a slice. Each
 	// named gang is made with one podgroup per PodClique of its pods, every pod required
 	// (minReplicas is their count), so that the slice is placed all-or-nothing.
 	SliceGangs map[string]string
@@ -190,7 +190,7 @@ func (w *World) sliceGangs(set *grovev1.PodCliqueSet, owner metav1.OwnerReferenc
 	gangs := map[string]*schedv1.PodGang{}
 	groups := map[string]map[string]int{} // gang -> clique -> podgroup index
 	for _, p := range w.Pods {
-		name := obs.SliceGangs[p.Name]
+		name := obs.SliceGangs[MemberKey(p.Labels)]
 		if name == "" {
 			continue
 		}

@@ -54,6 +54,16 @@ func ScaledPodGangName(pcs string, replica int, group string, groupReplica int) 
 }
 
 // ServiceName is the headless Service of a PCS replica, "<pcs>-<replica>".
+// MemberKey is the update member a pod belongs to, as "unit/index", from its labels: its
+// scaling-group replica (every pod of the group replica), or its own index in a standalone
+// clique.
+func MemberKey(labels map[string]string) string {
+	if sg := labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
+		return sg + "/" + labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
+	}
+	return labels[grovev1.LabelPodClique] + "/" + labels[grovev1.LabelPodCliquePodIndex]
+}
+
 // SliceGangName is the PodGang of coherent slice k of PodCliqueSet replica r (Coherent).
 func SliceGangName(pcs string, replica, k int) string {
 	return fmt.Sprintf("%s-%d-slice-%d", pcs, replica, k)

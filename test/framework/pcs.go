@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -148,6 +149,21 @@ func (e *Env) SetImage(t testing.TB, ns, name, image string) {
 	t.Helper()
 	e.UpdatePCS(t, ns, name, func(pcs *grovev1.PodCliqueSet) {
 		for i := range pcs.Spec.Template.Cliques {
+			for j := range pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers {
+				pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[j].Image = image
+			}
+		}
+	})
+}
+
+// SetCliqueImage sets the image of every container of the named cliques (only those).
+func (e *Env) SetCliqueImage(t testing.TB, ns, name, image string, cliques ...string) {
+	t.Helper()
+	e.UpdatePCS(t, ns, name, func(pcs *grovev1.PodCliqueSet) {
+		for i := range pcs.Spec.Template.Cliques {
+			if !slices.Contains(cliques, pcs.Spec.Template.Cliques[i].Name) {
+				continue
+			}
 			for j := range pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers {
 				pcs.Spec.Template.Cliques[i].Spec.PodSpec.Containers[j].Image = image
 			}
@@ -368,6 +384,45 @@ func GroupSet(ns, name string, replicas, minAvailable, surge, unavailable int32)
 					Name: "sg", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To(replicas), MinAvailable: ptr.To(minAvailable),
 					UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
 				}},
+			},
+		},
+	}
+}
+
+// PrefillDecode is the design's disaggregated shape under updateStrategy Coherent: one replica
+// of a standalone "frontend" (1 pod) and two scaling groups "prefill" and "decode" of 2
+// replicas each (one pod of clique "prefill-worker" or "decode-worker" a replica,
+// minAvailable 1), every pod a whole 8-GPU node (5 nodes);
+// the PodCliqueSet-level budgets count coherent slices (one prefill and one decode replica).
+// A nil budget is left unset.
+func PrefillDecode(ns, name string, surge, unavailable *int32) *grovev1.PodCliqueSet {
+	clique := func(n string) grovev1.PodCliqueTemplateSpec {
+		return grovev1.PodCliqueTemplateSpec{Name: n, Spec: grovev1.PodCliqueSpec{RoleName: n, Replicas: 1, PodSpec: corev1.PodSpec{
+			SchedulerName:                 scheduler.SchedulerName,
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: n, Image: "registry.example.com/llm/" + n + ":v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+		}}}
+	}
+	budget := &grovev1.RollingUpdateBudget{}
+	if surge != nil {
+		budget.MaxSurge = ptr.To(intstr.FromInt32(*surge))
+	}
+	if unavailable != nil {
+		budget.MaxUnavailable = ptr.To(intstr.FromInt32(*unavailable))
+	}
+	group := func(n string) grovev1.PodCliqueScalingGroupConfig {
+		return grovev1.PodCliqueScalingGroupConfig{Name: n, CliqueNames: []string{n + "-worker"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}
+	}
+	return &grovev1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: grovev1.PodCliqueSetSpec{
+			Replicas: 1,
+			UpdateStrategy: &grovev1.PodCliqueSetUpdateStrategy{Type: grovev1.CoherentStrategyType, ProgressDeadlineSeconds: ptr.To[int32](600),
+				RollingUpdate: budget},
+			Template: grovev1.PodCliqueSetTemplateSpec{
+				Cliques:                      []grovev1.PodCliqueTemplateSpec{clique("frontend"), clique("prefill-worker"), clique("decode-worker")},
+				PodCliqueScalingGroupConfigs: []grovev1.PodCliqueScalingGroupConfig{group("prefill"), group("decode")},
 			},
 		},
 	}
