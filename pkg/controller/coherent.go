@@ -208,7 +208,9 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 			}
 		}
 		klog.FromContext(a.ctx).V(2).Info("Coherent slice landed", "podCliqueSet", klog.KObj(a.pcs), "slice", g, "pods", len(ps))
-		a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, ReasonSliceLanded, "coherent slice %s is available (%d pods); its pods return to their regular gangs", g, len(ps))
+		if a.c.recorder != nil {
+			a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, ReasonSliceLanded, "coherent slice %s is available (%d pods); its pods return to their regular gangs", g, len(ps))
+		}
 	}
 	return nil
 }

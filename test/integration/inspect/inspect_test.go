@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -223,16 +224,21 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 		nodes  int
 		pods   int
 		golden string
+		// cliques are the cliques the update changes (nil: every one).
+		cliques []string
 	}{
-		{"PodClique replicas 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Workers(ns, "w", 1, 0, 600) }, 4, 3, "plan-podclique.golden"},
-		{"scaling group replicas 3, minAvailable 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.GroupSet(ns, "g", 3, 3, 1, 0) }, 12, 9, "plan-scalinggroup.golden"},
-		{"ReplicaRecreate replicas 2, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Recreate(ns, "rr", 2, 1, 0) }, 9, 6, "plan-replicarecreate.golden"},
+		{"PodClique replicas 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Workers(ns, "w", 1, 0, 600) }, 4, 3, "plan-podclique.golden", nil},
+		{"scaling group replicas 3, minAvailable 3, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.GroupSet(ns, "g", 3, 3, 1, 0) }, 12, 9, "plan-scalinggroup.golden", nil},
+		{"ReplicaRecreate replicas 2, maxSurge 1, maxUnavailable 0", func(ns string) *grovev1.PodCliqueSet { return framework.Recreate(ns, "rr", 2, 1, 0) }, 9, 6, "plan-replicarecreate.golden", nil},
 		{"replicas 3, rollingUpdate.partition 2", func(ns string) *grovev1.PodCliqueSet {
 			p := framework.Workers(ns, "pt", 1, 0, 600)
 			p.Spec.Replicas, p.Spec.Template.Cliques[0].Spec.Replicas = 3, 1
 			p.Spec.UpdateStrategy.RollingUpdate = &grovev1.RollingUpdateBudget{Partition: ptr.To[int32](2)}
 			return p
-		}, 4, 3, "plan-partition.golden"},
+		}, 4, 3, "plan-partition.golden", nil},
+		{"Coherent prefill/decode, maxSurge 1 slice", func(ns string) *grovev1.PodCliqueSet {
+			return framework.PrefillDecode(ns, "pd", ptr.To[int32](1), ptr.To[int32](0))
+		}, 7, 5, "plan-coherent.golden", []string{"prefill-worker", "decode-worker"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := framework.Shared(t)
@@ -255,7 +261,9 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 			}
 			spec := world.PCS.Spec.DeepCopy()
 			for i := range spec.Template.Cliques {
-				spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = image
+				if tc.cliques == nil || slices.Contains(tc.cliques, spec.Template.Cliques[i].Name) {
+					spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = image
+				}
 			}
 			profile, err := inspect.Profile()
 			if err != nil {
@@ -288,8 +296,22 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 			rec.mu.Lock()
 			rec.armed = true
 			rec.mu.Unlock()
-			env.SetImage(t, ns, pcs.Name, image)
-			if pcs.Spec.UpdateStrategy.RollingUpdate != nil && pcs.Spec.UpdateStrategy.RollingUpdate.Partition != nil {
+			if tc.cliques == nil {
+				env.SetImage(t, ns, pcs.Name, image)
+			} else {
+				env.SetCliqueImage(t, ns, pcs.Name, image, tc.cliques...)
+			}
+			switch {
+			case tc.cliques != nil:
+				framework.Eventually(t, time.Minute, "the real update complete", func(ctx context.Context) (bool, error) {
+					p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
+					if err != nil {
+						return false, err
+					}
+					c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+					return c != nil && c.Reason == "UpdateComplete" && c.ObservedGeneration == p.Generation, nil
+				})
+			case pcs.Spec.UpdateStrategy.RollingUpdate != nil && pcs.Spec.UpdateStrategy.RollingUpdate.Partition != nil:
 				if pv.Partitioned == "" {
 					t.Error("the preview does not say that the partition holds replicas back")
 				}
@@ -301,7 +323,7 @@ func TestPlanMatchesRealUpdate(t *testing.T) {
 					c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
 					return c != nil && c.Reason == controller.ReasonPartitioned && c.ObservedGeneration == p.Generation, nil
 				})
-			} else {
+			default:
 				env.WaitUpdated(t, ns, pcs.Name, image, tc.pods)
 			}
 			rec.mu.Lock()
