@@ -22,12 +22,14 @@ import (
 )
 
 // coherentScope is the set of template cliques an update under Coherent changes: those whose
-// template differs from the last complete revision's. It is the same for the whole update
-// (the planner's slices must keep every changed component until its last slice is made
-// again, after its old members are gone). Nil when the strategy is not Coherent, or when no
-// complete revision is known (the planner then takes the components with a member off the
-// target, above the desired count or missing).
-func (c *Controller) coherentScope(pcs *grovev1.PodCliqueSet) (map[string]bool, error) {
+// template differs from the last complete revision's, which stays the same for the whole
+// update (the planner's slices must keep every changed component until its last slice is
+// made again, after its old members are gone), and those with a pod of another template
+// (a template set back to the complete revision, by hand or by rollbackOnFailure, moves the
+// members of the abandoned one back in slices). Nil when the strategy is not Coherent, or
+// when no complete revision is known (the planner then takes the components with a member
+// off the target, above the desired count or missing).
+func (c *Controller) coherentScope(pcs *grovev1.PodCliqueSet, obs *observed) (map[string]bool, error) {
 	if !coherent(pcs) || pcs.Status.CompleteRevision == "" {
 		return nil, nil
 	}
@@ -35,7 +37,14 @@ func (c *Controller) coherentScope(pcs *grovev1.PodCliqueSet) (map[string]bool, 
 	if err != nil || t == nil {
 		return nil, err
 	}
-	return changedCliques(pcs, t), nil
+	scope := changedCliques(pcs, t)
+	hashes := workload.TemplateHashes(pcs)
+	for _, p := range obs.pods {
+		if clique := p.Labels[workload.LabelCliqueTemplate]; p.Labels[grovev1.LabelPodTemplateHash] != hashes[clique] {
+			scope[clique] = true
+		}
+	}
+	return scope, nil
 }
 
 // changedCliques are the cliques of pcs whose template differs from complete's (a clique

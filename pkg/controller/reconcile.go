@@ -42,7 +42,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	scope, err := c.coherentScope(pcs)
+	scope, err := c.coherentScope(pcs, obs)
 	if err != nil {
 		return err
 	}

@@ -73,13 +73,15 @@ func (w *servingWatch) observe(pods map[string]corev1.Pod, changed *corev1.Pod) 
 // reporting its slices and the capacity of each changed component per revision; once a node
 // is added, each slice is made available before an old one is drained, so that at every pod
 // event one revision has a Ready prefill and a Ready decode; the frontend is never touched;
-// the slices' pods return to their regular gangs and no slice gang is left.
+// the slices' pods return to their regular gangs and no slice gang is left. Phalanx restarts
+// with the surge slice up and one of its pods evicted meanwhile: the pod is made again into
+// its slice and the update completes.
 func TestCoherentSurgeBeforeDrain(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := webhookNamespace(t, env)
 	env.AddNodes(t, framework.GPUNodes("coh", 6))
-	env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
+	stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
 	createPCS(t, env, framework.PrefillDecode(ns, "pd", ptr.To[int32](1), nil))
 	env.WaitAvailable(t, ns, "pd", 1, 5)
 	env.WaitRevisionComplete(t, ns, "pd")
@@ -132,6 +134,43 @@ func TestCoherentSurgeBeforeDrain(t *testing.T) {
 	}
 
 	env.AddNodes(t, framework.GPUNodes("coh-more", 1))
+
+	// Around the cluster: with the surge slice up, Phalanx (scheduler and controller) stops, a
+	// pod of the surge slice is evicted meanwhile, and Phalanx starts again: the pod is made
+	// again into its slice's gang and the update goes on from where it was.
+	surgeSlice := workload.SliceGangName("pd", 0, 2)
+	framework.Eventually(t, wait, "the surge slice Ready", func(ctx context.Context) (bool, error) {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelCoherentSlice + "=" + surgeSlice})
+		if err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if framework.ReadyPod(p) {
+				ready++
+			}
+		}
+		if ready != 2 {
+			return false, fmt.Errorf("%d of 2 pods of %s Ready", ready, surgeSlice)
+		}
+		return true, nil
+	})
+	stop()
+	const evicted = "pd-0-decode-2-decode-worker-0"
+	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, evicted, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartPhalanx(t, framework.Phalanx{Controller: true, Webhooks: true})
+	framework.Eventually(t, wait, "the evicted pod made again in its slice", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, evicted, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p.Labels[grovev1.LabelCoherentSlice] != surgeSlice || p.Spec.NodeName == "" {
+			return false, fmt.Errorf("pod %s: slice %q, node %q", p.Name, p.Labels[grovev1.LabelCoherentSlice], p.Spec.NodeName)
+		}
+		return true, nil
+	})
 	waitProgressing(t, env, ns, "pd", "UpdateComplete", metav1.ConditionTrue)
 	stopWatch()
 	framework.Eventually(t, wait, "no slice gang and no slice label left", func(ctx context.Context) (bool, error) {
