@@ -17,6 +17,7 @@ import (
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/metrics"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
@@ -216,6 +217,7 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 				return fmt.Errorf("returning pod %s of the landed slice %s to its regular gang: %w", p.Name, g, err)
 			}
 		}
+		metrics.SlicesLanded.Inc()
 		klog.FromContext(a.ctx).V(2).Info("Coherent slice landed", "podCliqueSet", klog.KObj(a.pcs), "slice", g, "pods", len(ps))
 		if a.c.recorder != nil {
 			a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, ReasonSliceLanded, "coherent slice %s is available (%d pods); its pods return to their regular gangs", g, len(ps))

@@ -117,6 +117,13 @@ var (
 		Help:           "Failed PodCliqueSet updates rolled back to their last complete revision (updateStrategy.rollbackOnFailure).",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// SlicesLanded counts the coherent slices (updateStrategy Coherent) that became available
+	// and whose pods returned to their regular gangs.
+	SlicesLanded = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "coherent_slices_landed_total",
+		Help:           "Coherent slices (updateStrategy Coherent) made whole at a new revision that became available.",
+		StabilityLevel: metrics.ALPHA,
+	})
 	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
 		Namespace: namespace, Name: "updates_stalled",
 		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
@@ -131,7 +138,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks)
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded)
 	})
 }
 
