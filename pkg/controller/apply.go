@@ -170,7 +170,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		if obs.pods[p.Name] != nil {
 			continue
 		}
-		if g := obs.gangs[p.Labels[grovev1.LabelPodGang]]; g != nil && g.DeletionTimestamp != nil {
+		if g := obs.gangs[workload.GangOf(p.Labels)]; g != nil && g.DeletionTimestamp != nil {
 			continue // a pod never joins a gang that is going away; its gang is created again first
 		}
 		// Pods of standalone cliques come and go as the update planner says (it bounds

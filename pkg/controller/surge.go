@@ -111,7 +111,7 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 	byGang := map[string][]*corev1.Pod{}
 	packed := false
 	for _, p := range pods {
-		g := gangOfPod(p)
+		g := workload.GangOf(p.Labels)
 		byGang[g] = append(byGang[g], p)
 		if gangs[g].Pack.Required != "" {
 			packed = true
@@ -124,7 +124,7 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 	for _, g := range sortedUnits(byGang) {
 		req := surge.Request{What: what, Pods: byGang[g], PackDomain: gangs[g].Pack.Required}
 		for _, p := range obs.pods {
-			if gangOfPod(p) == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			if workload.GangOf(p.Labels) == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
 				req.AnchorNodes = append(req.AnchorNodes, p.Spec.NodeName)
 			}
 		}
@@ -132,15 +132,6 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 		out = append(out, req)
 	}
 	return out
-}
-
-// gangOfPod is the gang a pod is a member of: its coherent slice's while it has one, else
-// grove.io/podgang's (gang.Membership.KeyOf for PodGangs).
-func gangOfPod(p *corev1.Pod) string {
-	if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" {
-		return g
-	}
-	return p.Labels[grovev1.LabelPodGang]
 }
 
 func sortedUnits[T any](m map[string]T) []string {

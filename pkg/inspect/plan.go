@@ -418,7 +418,8 @@ func (s *simCluster) settle() error {
 			take(p)
 			continue
 		}
-		byGang[p.Labels[grovev1.LabelPodGang]] = append(byGang[p.Labels[grovev1.LabelPodGang]], p)
+		g := workload.GangOf(p.Labels)
+		byGang[g] = append(byGang[g], p)
 	}
 	names := make([]string, 0, len(byGang))
 	for g := range byGang {

@@ -138,7 +138,8 @@ func BuildStatus(s *State, now time.Time, hold time.Duration) Status {
 	hashes := workload.TemplateHashes(pcs)
 	podsByGang := map[string][]corev1.Pod{}
 	for _, p := range s.Pods {
-		podsByGang[p.Labels[grovev1.LabelPodGang]] = append(podsByGang[p.Labels[grovev1.LabelPodGang]], p)
+		g := workload.GangOf(p.Labels)
+		podsByGang[g] = append(podsByGang[g], p)
 	}
 	replicas := map[int]*Replica{}
 	for _, g := range s.Gangs {

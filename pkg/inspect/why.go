@@ -19,6 +19,7 @@ import (
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
 // Why explains a pod: its gang, the gang's quorum, and what the gang or the pod waits for.
@@ -73,7 +74,7 @@ func LoadWhy(ctx context.Context, kube kubernetes.Interface, client versioned.In
 	}
 	var pg *schedv1.PodGang
 	var members []corev1.Pod
-	if g := pod.Labels[grovev1.LabelPodGang]; g != "" {
+	if g := workload.GangOf(pod.Labels); g != "" {
 		pg, err = client.SchedulerV1alpha1().PodGangs(namespace).Get(ctx, g, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("reading PodGang %s: %w", g, err)
@@ -81,7 +82,7 @@ func LoadWhy(ctx context.Context, kube kubernetes.Interface, client versioned.In
 		if apierrors.IsNotFound(err) {
 			pg = nil
 		}
-		list, err := kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelPodGang + "=" + g})
+		list, err := kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: workload.GangSelector(g, pod.Labels[grovev1.LabelCoherentSlice] != "")})
 		if err != nil {
 			return nil, err
 		}
@@ -102,8 +103,11 @@ type gangFacts struct {
 
 // podGangFacts reads a PodGang (nil when missing) and its pods.
 func podGangFacts(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod) gangFacts {
-	f := gangFacts{kind: "PodGang", name: pod.Labels[grovev1.LabelPodGang], base: pod.Labels[grovev1.LabelBasePodGang], role: "base", found: pg != nil}
-	if f.base != "" {
+	f := gangFacts{kind: "PodGang", name: workload.GangOf(pod.Labels), base: pod.Labels[grovev1.LabelBasePodGang], role: "base", found: pg != nil}
+	switch {
+	case pod.Labels[grovev1.LabelCoherentSlice] != "":
+		f.role, f.base = "coherent slice", "" // placed on its own, every member required
+	case f.base != "":
 		f.role = "scaled"
 	}
 	if pg == nil {
@@ -135,7 +139,7 @@ func podGangFacts(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod) ga
 // BuildWhy answers from the pod, its PodGang (nil when missing), the gang's pods and the
 // pod's FailedScheduling events.
 func BuildWhy(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod, events []corev1.Event) *Why {
-	if pod.Labels[grovev1.LabelPodGang] == "" {
+	if workload.GangOf(pod.Labels) == "" {
 		return buildWhy(pod, gangFacts{}, events)
 	}
 	return buildWhy(pod, podGangFacts(pod, pg, members), events)

@@ -216,7 +216,6 @@ func (w *World) sliceGangs(set *grovev1.PodCliqueSet, owner metav1.OwnerReferenc
 	}
 }
 
-
 type replicaBuilder struct {
 	pcs     *grovev1.PodCliqueSet
 	replica int

@@ -64,6 +64,25 @@ func MemberKey(labels map[string]string) string {
 	return labels[grovev1.LabelPodClique] + "/" + labels[grovev1.LabelPodCliquePodIndex]
 }
 
+// GangOf is the PodGang a pod is a member of, from its labels: its coherent slice's while it
+// has one (phalanx.dev/coherent-slice), else grove.io/podgang's (gang.Membership.KeyOf for
+// PodGangs).
+func GangOf(labels map[string]string) string {
+	if g := labels[grovev1.LabelCoherentSlice]; g != "" {
+		return g
+	}
+	return labels[grovev1.LabelPodGang]
+}
+
+// GangSelector selects the pods that are members of PodGang g (GangOf): those of its slice, or
+// those naming it in grove.io/podgang and in no slice.
+func GangSelector(g string, slice bool) string {
+	if slice {
+		return grovev1.LabelCoherentSlice + "=" + g
+	}
+	return grovev1.LabelPodGang + "=" + g + ",!" + grovev1.LabelCoherentSlice
+}
+
 // SliceGangName is the PodGang of coherent slice k of PodCliqueSet replica r (Coherent).
 func SliceGangName(pcs string, replica, k int) string {
 	return fmt.Sprintf("%s-%d-slice-%d", pcs, replica, k)
