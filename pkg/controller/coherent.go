@@ -3,8 +3,8 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -180,12 +180,7 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		}
 	}
 	surge := surgeMembers(want)
-	names := make([]string, 0, len(pods))
-	for g := range pods {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
+	for _, g := range slices.Sorted(maps.Keys(pods)) {
 		ps := pods[g]
 		if len(ps) != wantCount[g] {
 			continue

@@ -272,9 +272,8 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	for _, u := range plan.SurgeBlocked {
 		ro.surgeBlocked[u] = blocked[u]
 	}
-	if coherent(pcs) {
-		ro.sliceMembers(pcs, obs)
-	}
+	// Always, whatever the strategy: a slice in flight when the strategy changed still lands.
+	ro.sliceMembers(pcs, obs)
 	for _, rep := range replicas {
 		for _, u := range rep.Units {
 			for _, m := range u.Members {

@@ -2,6 +2,8 @@ package update
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -176,6 +178,13 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 		return rp, nil, nil
 	}
 	sl := newSlicing(scope)
+	byIndex := make([]map[int]Member, len(sl.units))
+	for c, u := range sl.units {
+		byIndex[c] = make(map[int]Member, len(u.Members))
+		for _, m := range u.Members {
+			byIndex[c][m.Index] = m
+		}
+	}
 	states := map[int]*sliceState{}
 	state := func(k int) *sliceState {
 		if states[k] == nil {
@@ -183,12 +192,8 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 			for c, u := range sl.units {
 				lo, hi := sl.chunk(c, k)
 				st.total += hi - lo
-				byIndex := map[int]Member{}
-				for _, m := range u.Members {
-					byIndex[m.Index] = m
-				}
 				for i := lo; i < hi; i++ {
-					m, ok := byIndex[i]
+					m, ok := byIndex[c][i]
 					if !ok {
 						st.missing = append(st.missing, Action{Unit: u.Name, Type: Create, Index: i, Revision: u.Target, Surge: k >= sl.n})
 						continue
@@ -240,12 +245,7 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 	const target, old = "target", "old"
 	unit := Unit{Name: cr.Name, Desired: sl.n, Target: target, MaxSurge: cr.MaxSurge, MaxUnavailable: cr.MaxUnavailable,
 		SurgeBlocked: cr.SurgeBlocked, Paused: cr.Paused}
-	keys := make([]int, 0, len(states))
-	for k := range states {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(states)) {
 		st := states[k]
 		if st.existing == 0 {
 			continue

@@ -597,3 +597,25 @@ func indexOfUnit(cr *CoherentReplica, name string) int {
 	}
 	return -1
 }
+
+// BenchmarkPlanCoherent100 plans a replica whose prefill and decode (100 members each,
+// minAvailable 1: 100 slices) are halfway through a Coherent update with a surge slice.
+func BenchmarkPlanCoherent100(b *testing.B) {
+	cr := CoherentReplica{Replica: Replica{Index: 0, Scheduled: true}, Name: "r0", MaxSurge: one, MaxUnavailable: zero,
+		Changed: map[string]bool{"prefill": true, "decode": true}}
+	for _, name := range []string{"prefill", "decode"} {
+		u := component(name, 100, 1, "old")
+		for i := 0; i < 50; i++ {
+			u.Members[i].Revision = "new"
+		}
+		u.Members = append(u.Members, Member{Index: 100, Revision: "new", Available: true})
+		cr.Units = append(cr.Units, u)
+	}
+	replicas := []CoherentReplica{cr}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PlanCoherent(replicas); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
