@@ -43,3 +43,40 @@ func TestReservationLeavesSurgeOut(t *testing.T) {
 		t.Errorf("reserved nodes %v; want only n3 (the surge member's n4 is not held)", r.Nodes)
 	}
 }
+
+// Coherent: what a drained slice's pods hold is reserved for the slice gang that makes the
+// slice again, not for their regular gangs (base and scaled), whose own replacements will not
+// come: the regular gangs would hold those nodes for nobody until the hold expired.
+func TestReservationOfDrainedSliceGoesToItsSliceGang(t *testing.T) {
+	pod := func(name, gang, group, idx, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{grovev1.LabelPodGang: gang,
+			grovev1.LabelPodCliqueScalingGroup: group, grovev1.LabelPodCliqueScalingGroupReplicaIndex: idx}},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "w", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}}}
+	}
+	obs := &observed{pods: map[string]*corev1.Pod{
+		"pd-0-prefill-0-w-0": pod("pd-0-prefill-0-w-0", "pd-0", "pd-0-prefill", "0", "n1"),
+		"pd-0-decode-0-w-0":  pod("pd-0-decode-0-w-0", "pd-0", "pd-0-decode", "0", "n2"),
+		"pd-0-frontend-0":    pod("pd-0-frontend-0", "pd-0", "", "", "n3"),
+		"pd-0-decode-1-w-0":  pod("pd-0-decode-1-w-0", "pd-0-decode-1", "pd-0-decode", "1", "n4"),
+	}}
+	obs.pods["pd-0-frontend-0"].Labels[grovev1.LabelPodClique] = "pd-0-frontend"
+	ro := &rollout{
+		replaced:       map[string]bool{"pd-0-prefill/0": true, "pd-0-decode/0": true},
+		replacedSlices: map[string]string{"pd-0-prefill/0": "pd-0-slice-0", "pd-0-decode/0": "pd-0-slice-0"},
+	}
+	res, err := reservations(obs, ro, metav1.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res["pd-0"]; ok || len(res) != 1 {
+		t.Fatalf("reservations %v: want only the slice gang's", res)
+	}
+	var r schedv1.Reservation
+	if err := json.Unmarshal([]byte(res["pd-0-slice-0"]), &r); err != nil {
+		t.Fatalf("reservation of pd-0-slice-0 %q: %v", res["pd-0-slice-0"], err)
+	}
+	if len(r.Nodes) != 2 || r.Nodes["n1"] == nil || r.Nodes["n2"] == nil {
+		t.Errorf("reserved nodes %v; want n1 and n2 (the drained slice's), not the frontend's n3 nor n4", r.Nodes)
+	}
+}

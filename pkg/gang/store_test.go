@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 )
 
 const ns = "default"
@@ -699,4 +701,42 @@ func TestServed(t *testing.T) {
 func admit(s *Store, p *v1.Pod) (bool, Wait) {
 	s.UpsertPod(p)
 	return s.Admissible(p)
+}
+
+// A coherent slice's member (phalanx.dev/coherent-slice) belongs to its slice gang, with no base
+// gang and not as a surge member; when the label goes (the slice landed) it moves, bound, to its
+// regular gang: MovedPod forgets it in the slice gang without counting it as a departure, so a
+// gang that would name the slice gang in ReuseFrom finds nothing held for it, and the regular
+// gang is established by the bound member that joined it.
+func TestSliceMemberMovesToItsGang(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	s.SetSpec(spec("pd-0", "w:1"))
+	s.SetSpec(spec("pd-0-slice-0", "w:1"))
+	p := pod("pd-0", "w", 0, base("pd-base"), func(p *v1.Pod) { p.Labels[grovev1.LabelCoherentSlice] = "pd-0-slice-0" })
+	inSurgeSlice := p.DeepCopy()
+	surge(inSurgeSlice)
+	p.Spec.NodeName = "node-a"
+	k, _ := s.UpsertPod(p)
+	if k != key("pd-0-slice-0") {
+		t.Fatalf("member of %v, want its slice gang", k)
+	}
+	if _, ok := s.membership.BaseOf(p); ok || s.membership.IsSurge(inSurgeSlice) {
+		t.Error("a slice member has a base gang or counts as a surge member")
+	}
+	if !s.Establish(key("pd-0-slice-0")) {
+		t.Error("the slice gang is not established by its bound member")
+	}
+	landed := p.DeepCopy()
+	delete(landed.Labels, grovev1.LabelCoherentSlice)
+	s.MovedPod(p)
+	if k, _ := s.UpsertPod(landed); k != key("pd-0") {
+		t.Fatalf("landed member of %v, want pd-0", k)
+	}
+	if !s.Establish(key("pd-0")) {
+		t.Error("the regular gang is not established by the landed member")
+	}
+	if fp := s.footprintLocked(key("pd-0-slice-0")); fp != nil {
+		t.Errorf("the slice gang holds %v after its member moved (a departure was recorded)", fp.Nodes)
+	}
 }
