@@ -294,6 +294,7 @@ func (s *Store) removePod(pod *v1.Pod, left bool) {
 	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
 		if left {
 			s.recordLeftLocked(e, m)
+			e.noteDeparture(m)
 		}
 		delete(e.members, pod.Name)
 		e.recount()

@@ -183,10 +183,10 @@ func (s *Store) ReservationActive(k Key) bool {
 }
 
 // activeLocked: holds are on, e's reservation window is open at now and its replacements have
-// not taken it back.
+// not taken it back (now, or once already: noteReservation).
 func (s *Store) activeLocked(e *entry, now time.Time) bool {
 	r := e.reservation()
-	return r != nil && s.hold > 0 && now.Before(s.holdUntilLocked(e, r)) && !reservationTakenBack(e, r)
+	return r != nil && s.hold > 0 && now.Before(s.holdUntilLocked(e, r)) && !r.Since.Equal(e.reservationDone) && !reservationTakenBack(e, r)
 }
 
 // holdUntilLocked is when r, a reservation of e, ends: a preemption's hold with the

@@ -73,6 +73,9 @@ type entry struct {
 	leftAt time.Time
 	// reused is the reservation derived from spec.ReuseFrom (nil until a footprint was seen).
 	reused *Reservation
+	// reservationShort and reservationDone are the Since of the last reservation a bound member
+	// left while it held, and of the last one taken back after that (noteReservation).
+	reservationShort, reservationDone time.Time
 	// placed counts, per podgroup of spec, the non-surge members bound or assumed, and bound
 	// the members bound (recount keeps both current on every membership write; the queue order
 	// and establishedLocked read them).
@@ -91,8 +94,34 @@ type entry struct {
 	victimsLeft map[string]bool
 }
 
-// recount recomputes e.placed.
+// recount recomputes e.placed and notes how the reservation fares (noteReservation).
 func (e *entry) recount() {
+	e.count()
+	e.noteReservation()
+}
+
+// noteReservation records on every membership write that e's reservation is done: a bound
+// member left while it held (noteDeparture), and the bound members took it all back since (its
+// replacements bound). A reservation that is done stays done: members that leave later (the
+// PodCliqueSet deleted right after an update, a scale-in) are not replacements, and the
+// capacity they free is nobody's to hold. A new reservation (another Since) starts afresh.
+func (e *entry) noteReservation() {
+	r := e.reservation()
+	if r != nil && e.reservationShort.Equal(r.Since) && !r.Since.Equal(e.reservationDone) && reservationTakenBack(e, r) {
+		e.reservationDone = r.Since
+	}
+}
+
+// noteDeparture records that bound member m leaves e while its reservation holds: the
+// reservation is waiting for replacements from now on.
+func (e *entry) noteDeparture(m *member) {
+	if r := e.reservation(); r != nil && m.State == Bound {
+		e.reservationShort = r.Since
+	}
+}
+
+// count recomputes e.placed and e.bound.
+func (e *entry) count() {
 	e.bound = 0
 	for _, m := range e.members {
 		if m.State == Bound {

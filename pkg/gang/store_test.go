@@ -740,3 +740,51 @@ func TestSliceMemberMovesToItsGang(t *testing.T) {
 		t.Errorf("the slice gang holds %v after its member moved (a departure was recorded)", fp.Nodes)
 	}
 }
+
+// A reservation whose replacements took it back is done: members that leave the gang later
+// (its PodCliqueSet deleted right after an update, a scale-in) do not bring the hold back, also
+// not as the lingering hold of its deleted object; it held capacity for nobody until its window
+// ran out (found with `make run`: a PodCliqueSet deleted after the demo's update kept 8 GPUs
+// from the next one for two minutes). A new reservation of the gang holds again.
+func TestReservationDoneStaysDone(t *testing.T) {
+	s, clk := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	withReservation := func() Spec {
+		sp := spec("g", "w:1")
+		sp.Reservation = &Reservation{Since: clk.t, Nodes: map[string]Resources{"node-a": {GPU: 4}}}
+		return sp
+	}
+	s.SetSpec(withReservation())
+	old := pod("g", "w", 0)
+	old.Spec.NodeName = "node-a"
+	s.UpsertPod(old)
+	if len(s.HoldsOn("node-a", Key{})) != 0 {
+		t.Fatal("a hold while the old member still runs")
+	}
+	s.DeletePod(old) // replaced
+	if len(s.HoldsOn("node-a", Key{})) != 1 {
+		t.Fatal("no hold for the replacement of the deleted member")
+	}
+	repl := pod("g", "w", 0)
+	repl.UID = "replacement"
+	repl.Spec.NodeName = "node-a"
+	s.UpsertPod(repl)
+	if len(s.HoldsOn("node-a", Key{})) != 0 {
+		t.Fatal("the hold outlived the replacement's bind")
+	}
+	// The PodCliqueSet is deleted: the replacement goes, then the gang object.
+	s.DeletePod(repl)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Errorf("the hold came back for nobody when the replacement left: %+v", h)
+	}
+	s.DeleteSpec(key("g"))
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Errorf("the deleted gang's lingering hold is active: %+v", h)
+	}
+	// The gang made again with a new reservation holds again.
+	clk.t = clk.t.Add(time.Second)
+	s.SetSpec(withReservation())
+	if len(s.HoldsOn("node-a", Key{})) != 1 {
+		t.Error("a new reservation of the gang does not hold")
+	}
+}
