@@ -372,7 +372,8 @@ func TestCoherentPaused(t *testing.T) {
 // never a replica in which a changed component's old and new revisions are both below its
 // minimum because of the update, when the budgets leave a slice available (maxSurge >= 1 or
 // more slices than maxUnavailable); unchanged components never touched (without a scale or a
-// loss); at most S + maxSurge slices' worth of members; no index held twice. Without a
+// loss); at most S + maxSurge slices' worth of members; no index held twice; one replica in
+// flight at a time. Without a
 // refused surge the update completes with exactly indices 0..desired-1 at the new revision.
 func TestRandomizedCoherentUpdates(t *testing.T) {
 	runSims(t, "TestRandomizedCoherentUpdates", simulateCoherent)
@@ -547,6 +548,24 @@ func simulateCoherent(seed int64) string {
 					readyIn[k] = gangDelay
 				}
 			}
+		}
+		inFlight := 0
+		for _, cr := range replicas {
+			settled := true
+			for _, u := range cr.Units {
+				n := 0
+				for _, m := range u.Members {
+					settled = settled && m.Available && !m.Terminating && m.Index < u.Desired
+					n++
+				}
+				settled = settled && n == u.Desired
+			}
+			if !settled {
+				inFlight++
+			}
+		}
+		if !disturbed && inFlight > 1 {
+			return fmt.Sprintf("step %d: %d replicas in flight at once (one PodCliqueSet replica at a time)", step, inFlight)
 		}
 		for ri, cr := range replicas {
 			units := scopeUnits(cr)

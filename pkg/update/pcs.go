@@ -29,9 +29,24 @@ func (r Replica) updated() bool {
 	return true
 }
 
-// started reports whether some member already runs the target while others do not.
+// started reports whether the update of the replica is under way: a unit with a member of an
+// older revision also has one at the target or one above its desired count (a replica only
+// short of a member goes first among those not started: disrupted). Units whose members all
+// run the target say nothing: a component the template change did not touch is at its target
+// from the start (counting it made every replica look started, and the next replica began while
+// the current one still settled: TestRandomizedRollingUpdates with unchanged components).
 func (r Replica) started() bool {
-	return !r.updated() && r.anyAtTarget()
+	for _, u := range r.Units {
+		if !outdated(u) {
+			continue
+		}
+		for _, m := range u.Members {
+			if m.Revision == u.Target || m.Index >= u.Desired {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // disrupted reports whether a unit of the replica has a terminating member or fewer members
@@ -50,17 +65,6 @@ func (r Replica) disrupted() bool {
 		}
 		if present < u.Desired {
 			return true
-		}
-	}
-	return false
-}
-
-func (r Replica) anyAtTarget() bool {
-	for _, u := range r.Units {
-		for _, m := range u.Members {
-			if m.Revision == u.Target {
-				return true
-			}
 		}
 	}
 	return false

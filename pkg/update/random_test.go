@@ -236,6 +236,9 @@ func simulateReplicas(seed int64) string {
 	if r.Intn(3) == 0 {
 		partition, lowerAt = r.Intn(n+1), r.Intn(60)
 	}
+	// In half the runs every replica also has a component the update does not change (all its
+	// members at the target): it must never be touched, nor make a replica look started.
+	unchanged := r.Intn(2) == 0
 	type simReplica struct {
 		unit    Unit
 		members []*simMember
@@ -295,7 +298,12 @@ func simulateReplicas(seed int64) string {
 			for _, m := range sr.members {
 				u.Members = append(u.Members, m.Member)
 			}
-			replicas = append(replicas, Replica{Index: i, Scheduled: true, Units: []Unit{u}})
+			rep := Replica{Index: i, Scheduled: true, Units: []Unit{u}}
+			if unchanged {
+				rep.Units = append(rep.Units, Unit{Name: fmt.Sprintf("unchanged-%d", i), Desired: 1, Target: sr.unit.Target, MaxSurge: surgeB, MaxUnavailable: unavailB,
+					Members: []Member{{Index: 0, Revision: sr.unit.Target, Available: true}}})
+			}
+			replicas = append(replicas, rep)
 		}
 		p, err := PlanRollingUpdate(replicas)
 		if err != nil {
