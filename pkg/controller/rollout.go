@@ -211,17 +211,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		// Component strategies are bypassed: inside a replica only missing members are
 		// created (from the newest template) and excess ones removed. ReplicaRecreate
 		// replaces whole replicas above; OnDelete replaces nothing that exists.
-		for ri := range replicas {
-			for ui := range replicas[ri].Units {
-				u := &replicas[ri].Units[ui]
-				for mi := range u.Members {
-					if m := &u.Members[mi]; !m.Terminating && m.Revision != u.Target {
-						waitingDeletion++
-					}
-					u.Members[mi].Revision = u.Target
-				}
-			}
-		}
+		replicas, waitingDeletion = update.Bypass(replicas)
 	}
 	groupUnits := map[string]bool{}
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {

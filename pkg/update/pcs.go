@@ -248,6 +248,29 @@ func planReplicas(replicas []Replica, plan func(i int, current bool) (replicaPla
 	return p, nil
 }
 
+// Bypass is replicas with every member counted at its unit's target: their units then only
+// fill holes (from the target) and remove members above their desired count, and replace
+// nothing that exists. It is the plan inside the replicas under OnDelete (a member is updated
+// when it is deleted: by a user, an eviction, a node loss) and under ReplicaRecreate (which
+// replaces whole replicas above them). outdated counts the members, not terminating, that run
+// an older revision. The replicas given are not changed.
+func Bypass(replicas []Replica) (out []Replica, outdated int) {
+	out = make([]Replica, len(replicas))
+	for i, r := range replicas {
+		out[i] = r
+		out[i].Units = make([]Unit, len(r.Units))
+		for j, u := range r.Units {
+			for _, m := range u.Members {
+				if !m.Terminating && m.Revision != u.Target {
+					outdated++
+				}
+			}
+			out[i].Units[j] = frozen(u)
+		}
+	}
+	return out, outdated
+}
+
 // frozen is a unit whose existing members are kept as they are: only holes and excess change.
 func frozen(u Unit) Unit {
 	out := u

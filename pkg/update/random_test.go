@@ -368,3 +368,130 @@ func simulateReplicas(seed int64) string {
 	}
 	return fmt.Sprintf("not done after 400 steps (%d replicas of %d, surge %v, unavailable %v, partition %d)", n, desired, surgeB, unavailB, partition)
 }
+
+// TestRandomizedOnDelete plays PodCliqueSets of 1-3 replicas of 1-2 units under OnDelete (the
+// plan of Bypass's replicas) with users deleting random members, scales of random units and
+// controller crashes between any two actions. At every step: the controller deletes no member
+// below its unit's desired count (only what a scale-in leaves above it), creates only at the
+// target and never on an index a member holds. Once the disturbances stop the plan completes
+// with exactly indices 0..desired-1, the members the users deleted made again at the target
+// and every other member still at its old revision.
+func TestRandomizedOnDelete(t *testing.T) {
+	runSims(t, "TestRandomizedOnDelete", simulateOnDelete)
+}
+
+func simulateOnDelete(seed int64) string {
+	r := rand.New(rand.NewSource(seed))
+	var replicas []Replica
+	for i := 0; i < 1+r.Intn(3); i++ {
+		rep := Replica{Index: i, Scheduled: true}
+		for j := 0; j < 1+r.Intn(2); j++ {
+			d := 1 + r.Intn(4)
+			u := Unit{Name: fmt.Sprintf("r%d-u%d", i, j), Desired: d, Target: "new", MaxSurge: randBudget(r, d), MaxUnavailable: randBudget(r, d)}
+			for k := 0; k < d; k++ {
+				u.Members = append(u.Members, Member{Index: k, Revision: "old", Available: true})
+			}
+			rep.Units = append(rep.Units, u)
+		}
+		replicas = append(replicas, rep)
+	}
+	const quiet = 150 // no disturbance from this step on
+	for step := 0; step < 300; step++ {
+		// the world moves: terminating members go, created ones become available
+		for ri := range replicas {
+			for ui := range replicas[ri].Units {
+				u := &replicas[ri].Units[ui]
+				var keep []Member
+				for _, m := range u.Members {
+					if !m.Terminating {
+						m.Available = true
+						keep = append(keep, m)
+					}
+				}
+				u.Members = keep
+			}
+		}
+		if step < quiet {
+			ri := r.Intn(len(replicas))
+			u := &replicas[ri].Units[r.Intn(len(replicas[ri].Units))]
+			switch x := r.Intn(12); {
+			case x < 2 && len(u.Members) > 0: // a user deletes a member (or it is evicted)
+				u.Members[r.Intn(len(u.Members))].Terminating = true
+			case x == 2:
+				u.Desired = r.Intn(5)
+			}
+		}
+		byOld := map[string]bool{}
+		for _, rep := range replicas {
+			for _, u := range rep.Units {
+				for _, m := range u.Members {
+					byOld[key(u.Name, m.Index)] = m.Revision != u.Target
+				}
+			}
+		}
+		bypassed, _ := Bypass(replicas)
+		p, err := PlanRollingUpdate(bypassed)
+		if err != nil {
+			return err.Error()
+		}
+		if p.Done && step >= quiet {
+			for _, rep := range replicas {
+				for _, u := range rep.Units {
+					idx := []int{}
+					for _, m := range u.Members {
+						idx = append(idx, m.Index)
+					}
+					sort.Ints(idx)
+					for i, v := range idx {
+						if v != i {
+							return fmt.Sprintf("step %d: done with %s indices %v", step, u.Name, idx)
+						}
+					}
+					if len(idx) != u.Desired {
+						return fmt.Sprintf("step %d: done with %d members of %s, want %d", step, len(idx), u.Name, u.Desired)
+					}
+				}
+			}
+			return ""
+		}
+		actions := p.Actions
+		if len(actions) > 0 && r.Intn(4) == 0 {
+			actions = actions[:r.Intn(len(actions)+1)]
+		}
+		for _, a := range actions {
+			var u *Unit
+			for ri := range replicas {
+				for ui := range replicas[ri].Units {
+					if replicas[ri].Units[ui].Name == a.Unit {
+						u = &replicas[ri].Units[ui]
+					}
+				}
+			}
+			if u == nil {
+				return fmt.Sprintf("step %d: action %s names no unit", step, a)
+			}
+			switch a.Type {
+			case Delete:
+				if a.Index < u.Desired {
+					return fmt.Sprintf("step %d: %s under OnDelete: the controller deleted a member below the desired count (old %v)", step, a, byOld[key(a.Unit, a.Index)])
+				}
+				for i := range u.Members {
+					if u.Members[i].Index == a.Index {
+						u.Members[i].Terminating = true
+					}
+				}
+			case Create:
+				if a.Revision != u.Target {
+					return fmt.Sprintf("step %d: %s at revision %q, not the target", step, a, a.Revision)
+				}
+				for _, m := range u.Members {
+					if m.Index == a.Index {
+						return fmt.Sprintf("step %d: %s on an index a member holds", step, a)
+					}
+				}
+				u.Members = append(u.Members, Member{Index: a.Index, Revision: a.Revision})
+			}
+		}
+	}
+	return "not done 150 steps after the last disturbance"
+}
