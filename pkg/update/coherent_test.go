@@ -482,21 +482,13 @@ func simulateCoherent(seed int64) string {
 		if p.Done {
 			for _, cr := range replicas {
 				for _, u := range cr.Units {
-					idx := []int{}
 					for _, m := range u.Members {
 						if m.Revision != u.Target || !m.Available || m.Terminating {
 							return fmt.Sprintf("step %d: done with %s at %q (available %v)", step, key(u.Name, m.Index), m.Revision, m.Available)
 						}
-						idx = append(idx, m.Index)
 					}
-					sort.Ints(idx)
-					for i, v := range idx {
-						if v != i {
-							return fmt.Sprintf("step %d: done with %s indices %v", step, u.Name, idx)
-						}
-					}
-					if len(idx) != u.Desired {
-						return fmt.Sprintf("step %d: done with %d members of %s, want %d", step, len(idx), u.Name, u.Desired)
+					if msg := exactIndices(u); msg != "" {
+						return fmt.Sprintf("step %d: done with %s", step, msg)
 					}
 				}
 			}
