@@ -51,3 +51,20 @@ func TestWhyPreemption(t *testing.T) {
 		})
 	}
 }
+
+// why for a member of a coherent slice names the slice's gang (not grove.io/podgang's), its
+// role, and no base gang: the slice is placed on its own.
+func TestWhySliceMember(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pd-0-prefill-0-w-0", Labels: map[string]string{
+		grovev1.LabelPodGang: "pd-0", grovev1.LabelBasePodGang: "pd-0", grovev1.LabelCoherentSlice: "pd-0-slice-0"}}}
+	slice := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pd-0-slice-0"}}
+	w := BuildWhy(pod, slice, []corev1.Pod{*pod}, nil)
+	if w.Gang != "pd-0-slice-0" || w.GangRole != "coherent slice" || w.BaseGang != "" {
+		t.Errorf("gang %q role %q base %q; want the slice gang, role coherent slice, no base", w.Gang, w.GangRole, w.BaseGang)
+	}
+	var out strings.Builder
+	RenderWhy(&out, w, Palette{})
+	if !strings.Contains(out.String(), "pd-0-slice-0") {
+		t.Errorf("rendered without the slice gang:\n%s", out.String())
+	}
+}
