@@ -223,8 +223,9 @@ func TestCoherentSurgeBeforeDrain(t *testing.T) {
 // Coherent with maxSurge 0 drains an old slice first (Grove's behaviour) and makes the new one
 // as one gang: when the new decode cannot be placed (it asks for 16 GPUs), the new prefill of
 // its slice is not placed either (no GPU held by half a slice), and the other old slice keeps
-// serving (maxUnavailable 1 of 2 slices). A scale of the decode group and a second template
-// change during the update are accepted, and the update converges.
+// serving (maxUnavailable 1 of 2 slices). The API server restarted with the slice in flight,
+// a scale of the decode group and a second template change during the update: the update
+// converges.
 func TestCoherentDrainFirstAllOrNothing(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
@@ -286,6 +287,13 @@ func TestCoherentDrainFirstAllOrNothing(t *testing.T) {
 	}
 	if !oldServing["prefill-worker"] || !oldServing["decode-worker"] {
 		t.Errorf("the other old slice does not serve meanwhile (ready v1: %v)", oldServing)
+	}
+
+	// Around the cluster: the API server is killed and restarted with the slice in flight
+	// (its gang unschedulable, the drained slice's capacity held for it); the controller and
+	// the scheduler reconnect and go on from the objects.
+	if err := env.Cluster.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
 	}
 
 	// An HPA-like scale of the decode group and a fix of the template during the update.
