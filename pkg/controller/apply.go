@@ -311,6 +311,10 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 	var errs []error
 	for name, x := range obs.gangs {
 		if !wg[name] {
+			if err := a.releaseSliceHold(x); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			errs = append(errs, a.deleteObject("PodGang", name, x.UID, func(o metav1.DeleteOptions) error {
 				return c.client.SchedulerV1alpha1().PodGangs(ns).Delete(ctx, name, o)
 			}))

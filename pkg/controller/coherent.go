@@ -192,19 +192,11 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		if !landed {
 			continue
 		}
-		// The slice gang's hold (the capacity its drained old slice freed) is released first,
-		// the reservation and the reference to it both (a gang that names one without carrying
-		// it takes the footprint of the named gang as a new hold): once its pods leave it, the
-		// hold would count nothing as taken back and keep the whole footprint from the next
-		// slice until it expired.
-		if cur := obs.gangs[g]; cur != nil && (cur.Annotations[schedv1.AnnotationReservation] != "" || cur.Spec.ReuseReservationRef != nil) {
-			patch, _ := json.Marshal(map[string]any{
-				"metadata": map[string]any{"annotations": map[string]any{schedv1.AnnotationReservation: nil}},
-				"spec":     map[string]any{"reuseReservationRef": nil},
-			})
-			if _, err := a.c.client.SchedulerV1alpha1().PodGangs(a.pcs.Namespace).Patch(a.ctx, g, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
-				return fmt.Errorf("releasing the hold of the landed slice %s: %w", g, err)
-			}
+		// The slice gang's hold (the capacity its drained old slice freed) is released first:
+		// once its pods leave it, the hold would count nothing as taken back and keep the whole
+		// footprint from the next slice until it expired.
+		if err := a.releaseSliceHold(obs.gangs[g]); err != nil {
+			return err
 		}
 		for _, p := range ps {
 			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{grovev1.LabelCoherentSlice: nil}}})
@@ -217,6 +209,26 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		if a.c.recorder != nil {
 			a.c.recorder.Eventf(a.pcs, corev1.EventTypeNormal, ReasonSliceLanded, "coherent slice %s is available (%d pods); its pods return to their regular gangs", g, len(ps))
 		}
+	}
+	return nil
+}
+
+// releaseSliceHold removes the reservation of a slice gang and the reference to it (a gang that
+// names one without carrying it takes the footprint of the named gang as a new hold) before
+// its pods leave it (the slice landed) or it goes (the slice was given up: a template set back,
+// a rollback): its hold is for the slice's own members only, and would otherwise keep their
+// capacity from the regular gangs until it expired, as the lingering hold of a deleted gang too.
+// Nil and other gangs are left alone.
+func (a *applier) releaseSliceHold(g *schedv1.PodGang) error {
+	if g == nil || g.Labels[grovev1.LabelCoherentSlice] == "" || (g.Annotations[schedv1.AnnotationReservation] == "" && g.Spec.ReuseReservationRef == nil) {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{schedv1.AnnotationReservation: nil}},
+		"spec":     map[string]any{"reuseReservationRef": nil},
+	})
+	if _, err := a.c.client.SchedulerV1alpha1().PodGangs(a.pcs.Namespace).Patch(a.ctx, g.Name, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
+		return fmt.Errorf("releasing the hold of slice gang %s: %w", g.Name, err)
 	}
 	return nil
 }

@@ -335,3 +335,70 @@ func TestCoherentDrainFirstAllOrNothing(t *testing.T) {
 		return true, nil
 	})
 }
+
+// Coherent with rollbackOnFailure (maxSurge 0): the new slice cannot be placed (its decode asks
+// for 16 GPUs), the progress deadline passes, and the update is rolled back to the complete
+// revision in slices: the drained slice is made again at the old revision, every pod ends on
+// v1 with no slice gang left, and the frontend is never touched.
+func TestCoherentRollback(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("cohr", 5))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	pcs := framework.PrefillDecode(ns, "pd", ptr.To[int32](0), ptr.To[int32](1))
+	pcs.Spec.UpdateStrategy.RollbackOnFailure = true
+	pcs.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr.To[int32](2)
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "pd", 1, 5)
+	env.WaitRevisionComplete(t, ns, "pd")
+	frontend, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "pd-0-frontend-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.UpdatePCS(t, ns, "pd", func(p *grovev1.PodCliqueSet) {
+		for i := range p.Spec.Template.Cliques {
+			c := &p.Spec.Template.Cliques[i]
+			switch c.Name {
+			case "prefill-worker":
+				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
+			case "decode-worker":
+				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/decode:v2"
+				c.Spec.PodSpec.Containers[0].Resources.Limits["nvidia.com/gpu"] = resource.MustParse("16")
+			}
+		}
+	})
+	waitProgressing(t, env, ns, "pd", grovev1.ReasonRolledBack, metav1.ConditionFalse)
+	framework.Eventually(t, wait, "the rollback's update complete, every pod on v1, no slice gang", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "pd", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if u := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionUpdateInProgress); u == nil || u.Status != metav1.ConditionFalse {
+			return false, fmt.Errorf("UpdateInProgress %v", u)
+		}
+		pods, err := env.ListPods(ctx, ns, "pd")
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods {
+			if !strings.HasSuffix(p.Spec.Containers[0].Image, ":v1") || !framework.ReadyPod(p) || p.Labels[grovev1.LabelCoherentSlice] != "" {
+				return false, fmt.Errorf("pod %s: %s, ready %v, slice %q", p.Name, p.Spec.Containers[0].Image, framework.ReadyPod(p), p.Labels[grovev1.LabelCoherentSlice])
+			}
+		}
+		gangs, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelCoherentSlice})
+		if err != nil {
+			return false, err
+		}
+		if len(pods) != 5 || len(gangs.Items) > 0 {
+			return false, fmt.Errorf("%d pods, %d slice gangs", len(pods), len(gangs.Items))
+		}
+		return true, nil
+	})
+	if got, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "pd-0-frontend-0", metav1.GetOptions{}); err != nil || got.UID != frontend.UID {
+		t.Errorf("the frontend was replaced by the update or its rollback (%v)", err)
+	}
+}

@@ -28,6 +28,7 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 			}
 			if spec, ok := p.opts.ToSpec(obj); ok {
 				p.forgetSpec(spec.Key)
+				p.holdReleased(spec.Key) // unless its hold lingers (a gang deleted to be made again)
 			}
 		},
 	}
@@ -45,6 +46,7 @@ func (p *Adapter) onGang(obj any) {
 		logger := klog.Background()
 		p.activate(logger, spec.Key, "")
 		p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
+		p.holdReleased(spec.Key) // its reservation may be gone from the spec
 	}
 }
 

@@ -230,7 +230,7 @@ func (p *Adapter) PostBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 	if p.bound(pod, node) {
 		p.established(klog.FromContext(ctx), k)
 	}
-	p.holdTakenBack(k)
+	p.holdReleased(k)
 	if p.store.Binding(k) {
 		// The rest of the quorum is binding: the bind that completes it writes the status
 		// once (a failed bind releases the gang, which writes it too).

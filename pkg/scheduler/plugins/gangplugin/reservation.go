@@ -159,9 +159,11 @@ func (p *Adapter) holdEnded(k gang.Key) {
 	p.activatePods(klog.Background(), pods)
 }
 
-// holdTakenBack ends the hold of gang k at once when a bind of its member took back what it
-// reserved, so that the pods it kept off are tried now rather than when its window closes.
-func (p *Adapter) holdTakenBack(k gang.Key) {
+// holdReleased ends the hold of gang k at once when it no longer holds: a bind of its member
+// took back what it reserved, or its object lost its reservation or is gone for good (a slice
+// gang released by the controller), so that the pods it kept off are tried now rather than when
+// its window closes (nothing else wakes them: their nodes did not change).
+func (p *Adapter) holdReleased(k gang.Key) {
 	p.timersMu.Lock()
 	waiting := len(p.holdBlocked[k]) > 0
 	p.timersMu.Unlock()
