@@ -236,18 +236,7 @@ func TestCoherentDrainFirstAllOrNothing(t *testing.T) {
 	env.WaitAvailable(t, ns, "pd", 1, 5)
 	env.WaitRevisionComplete(t, ns, "pd")
 
-	env.UpdatePCS(t, ns, "pd", func(p *grovev1.PodCliqueSet) {
-		for i := range p.Spec.Template.Cliques {
-			c := &p.Spec.Template.Cliques[i]
-			switch c.Name {
-			case "prefill-worker":
-				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
-			case "decode-worker":
-				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/decode:v2"
-				c.Spec.PodSpec.Containers[0].Resources.Limits["nvidia.com/gpu"] = resource.MustParse("16")
-			}
-		}
-	})
+	updateToUnplaceableDecode(t, env, ns, "pd")
 	// The new slice's gang cannot be placed: its decode fits nowhere.
 	slice := workload.SliceGangName("pd", 0, 0)
 	framework.Eventually(t, wait, "the new slice's gang unschedulable", func(ctx context.Context) (bool, error) {
@@ -359,18 +348,7 @@ func TestCoherentRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.UpdatePCS(t, ns, "pd", func(p *grovev1.PodCliqueSet) {
-		for i := range p.Spec.Template.Cliques {
-			c := &p.Spec.Template.Cliques[i]
-			switch c.Name {
-			case "prefill-worker":
-				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
-			case "decode-worker":
-				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/decode:v2"
-				c.Spec.PodSpec.Containers[0].Resources.Limits["nvidia.com/gpu"] = resource.MustParse("16")
-			}
-		}
-	})
+	updateToUnplaceableDecode(t, env, ns, "pd")
 	waitProgressing(t, env, ns, "pd", grovev1.ReasonRolledBack, metav1.ConditionFalse)
 	framework.Eventually(t, wait, "the rollback's update complete, every pod on v1, no slice gang", func(ctx context.Context) (bool, error) {
 		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "pd", metav1.GetOptions{})
@@ -401,4 +379,23 @@ func TestCoherentRollback(t *testing.T) {
 	if got, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "pd-0-frontend-0", metav1.GetOptions{}); err != nil || got.UID != frontend.UID {
 		t.Errorf("the frontend was replaced by the update or its rollback (%v)", err)
 	}
+}
+
+// updateToUnplaceableDecode changes prefill and decode of a PrefillDecode PodCliqueSet to v2,
+// the new decode asking for 16 GPUs, more than any node has: the first new slice cannot be
+// placed.
+func updateToUnplaceableDecode(t *testing.T, env *framework.Env, ns, name string) {
+	t.Helper()
+	env.UpdatePCS(t, ns, name, func(p *grovev1.PodCliqueSet) {
+		for i := range p.Spec.Template.Cliques {
+			c := &p.Spec.Template.Cliques[i]
+			switch c.Name {
+			case "prefill-worker":
+				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/prefill:v2"
+			case "decode-worker":
+				c.Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/decode:v2"
+				c.Spec.PodSpec.Containers[0].Resources.Limits["nvidia.com/gpu"] = resource.MustParse("16")
+			}
+		}
+	})
 }
