@@ -77,11 +77,11 @@ func Default(pcs *grovev1.PodCliqueSet) {
 			us.RollingUpdate = &grovev1.RollingUpdateBudget{}
 		}
 		if us.RollingUpdate.MaxUnavailable == nil {
-			unavailable := int32(1)
-			if s := us.RollingUpdate.MaxSurge; us.Type == grovev1.CoherentStrategyType && s != nil && !isInt(*s, 0) && s.String() != "0%" {
-				unavailable = 0 // Coherent with a surge: a new slice is available before an old one goes
+			unavailable := intstr.FromInt32(1)
+			if us.Type == grovev1.CoherentStrategyType {
+				unavailable = grovev1.CoherentDefaultMaxUnavailable(us.RollingUpdate.MaxSurge)
 			}
-			us.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(unavailable))
+			us.RollingUpdate.MaxUnavailable = ptr.To(unavailable)
 		}
 		if us.RollingUpdate.MaxSurge == nil {
 			us.RollingUpdate.MaxSurge = ptr.To(intstr.FromInt32(0))

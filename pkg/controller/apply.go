@@ -260,10 +260,8 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 	}
 	for g, r := range res {
-		if ro.drainingSlices[g] || sliceReservation(ro, g) {
-			if obs.gangs[g] == nil {
-				pending[g] = r // the slice gang is made after its old members are gone
-			}
+		if ro.drainingSlices[g] && obs.gangs[g] == nil {
+			pending[g] = r // the slice gang is made after its old members are gone
 		}
 	}
 	if err := a.keepPending(pending); err != nil {
@@ -311,7 +309,7 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 	var errs []error
 	for name, x := range obs.gangs {
 		if !wg[name] {
-			if err := a.releaseSliceHold(x); err != nil {
+			if err := a.releaseHold(x); err != nil {
 				errs = append(errs, err)
 				continue
 			}

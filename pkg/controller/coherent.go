@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -23,43 +22,30 @@ import (
 )
 
 // coherentScope is the set of template cliques an update under Coherent changes: those whose
-// template differs from the last complete revision's, which stays the same for the whole
-// update (the planner's slices must keep every changed component until its last slice is
-// made again, after its old members are gone), and those with a pod of another template
-// (a template set back to the complete revision, by hand or by rollbackOnFailure, moves the
-// members of the abandoned one back in slices). Nil when the strategy is not Coherent, or
-// when no complete revision is known (the planner then takes the components with a member
-// off the target, above the desired count or missing).
-func (c *Controller) coherentScope(pcs *grovev1.PodCliqueSet, obs *observed) (map[string]bool, error) {
-	if !coherent(pcs) || pcs.Status.CompleteRevision == "" {
-		return nil, nil
+// template differs from the last complete revision's (in.complete), which stays the same for
+// the whole update (the planner's slices must keep every changed component until its last
+// slice is made again, after its old members are gone), and those with a pod of another
+// template (a template set back to the complete revision, by hand or by rollbackOnFailure,
+// moves the members of the abandoned one back in slices). Nil when the strategy is not
+// Coherent, or when no complete revision is known (the planner then takes the components with
+// a member off the target, above the desired count or missing).
+func coherentScope(pcs *grovev1.PodCliqueSet, obs *observed, in rolloutInputs) map[string]bool {
+	if !coherent(pcs) || in.complete == nil {
+		return nil
 	}
-	_, t, err := c.revisionTemplate(pcs.Namespace, pcs.Status.CompleteRevision)
-	if err != nil || t == nil {
-		return nil, err
+	before := workload.TemplateHashes(workload.ReplicaPCS(pcs, map[int]*grovev1.PodCliqueSetTemplateSpec{0: in.complete}, 0))
+	scope := map[string]bool{}
+	for name, h := range in.hashes {
+		if before[name] != h {
+			scope[name] = true // a clique the complete revision does not have counts as changed
+		}
 	}
-	scope := changedCliques(pcs, t)
-	hashes := workload.TemplateHashes(pcs)
 	for _, p := range obs.pods {
-		if clique := p.Labels[workload.LabelCliqueTemplate]; p.Labels[grovev1.LabelPodTemplateHash] != hashes[clique] {
+		if clique := p.Labels[workload.LabelCliqueTemplate]; p.Labels[grovev1.LabelPodTemplateHash] != in.hashes[clique] {
 			scope[clique] = true
 		}
 	}
-	return scope, nil
-}
-
-// changedCliques are the cliques of pcs whose template differs from complete's (a clique
-// complete does not have counts as changed).
-func changedCliques(pcs *grovev1.PodCliqueSet, complete *grovev1.PodCliqueSetTemplateSpec) map[string]bool {
-	now := workload.TemplateHashes(pcs)
-	before := workload.TemplateHashes(workload.ReplicaPCS(pcs, map[int]*grovev1.PodCliqueSetTemplateSpec{0: complete}, 0))
-	out := map[string]bool{}
-	for name, h := range now {
-		if before[name] != h {
-			out[name] = true
-		}
-	}
-	return out
+	return scope
 }
 
 func coherent(pcs *grovev1.PodCliqueSet) bool {
@@ -70,20 +56,16 @@ func coherent(pcs *grovev1.PodCliqueSet) bool {
 // surges and the SurgeBlocked condition).
 func coherentUnitName(pcs string, r int) string { return fmt.Sprintf("%s-%d-slices", pcs, r) }
 
-// coherentBudgets are the PodCliqueSet-level budgets in slices: maxSurge 0 unless given;
-// maxUnavailable 0 when a surge is given (a new slice is available before an old one goes),
-// else 1 (the webhook writes the same defaults).
+// coherentBudgets are the PodCliqueSet-level budgets in slices, with the webhook's defaults
+// where they are unset (maxSurge 0; grovev1.CoherentDefaultMaxUnavailable).
 func coherentBudgets(pcs *grovev1.PodCliqueSet) (maxSurge, maxUnavailable intstr.IntOrString) {
-	maxSurge, maxUnavailable = intstr.FromInt32(0), intstr.FromInt32(1)
 	ru := pcs.Spec.UpdateStrategy.RollingUpdate
 	if ru == nil {
-		return maxSurge, maxUnavailable
+		ru = &grovev1.RollingUpdateBudget{}
 	}
+	maxSurge, maxUnavailable = intstr.FromInt32(0), grovev1.CoherentDefaultMaxUnavailable(ru.MaxSurge)
 	if ru.MaxSurge != nil {
 		maxSurge = *ru.MaxSurge
-		if ru.MaxUnavailable == nil && !(maxSurge.Type == intstr.Int && maxSurge.IntVal == 0) {
-			maxUnavailable = intstr.FromInt32(0)
-		}
 	}
 	if ru.MaxUnavailable != nil {
 		maxUnavailable = *ru.MaxUnavailable
@@ -127,7 +109,8 @@ func memberKey(p *corev1.Pod) string { return workload.MemberKey(p.Labels) }
 // sliceMembers records, from the plan's slice actions and the pods that carry a slice label,
 // which members the desired world puts in which slice gang (ro.sliceGangs, by member key), and
 // which slices the update replaces (ro.replacedSlices: member key to the slice gang that will
-// hold the capacity its pods free). A member created alone into a slice (the slice is
+// hold the capacity its pods free; ro.drainingSlices: those gangs, and the ones whose members
+// are still going or gone). A member created alone into a slice (the slice is
 // completed) joins its gang only while the slice is in flight (some pod still carries the
 // label); a slice that has landed is completed by a member of the regular gangs.
 func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
@@ -149,6 +132,7 @@ func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
 			ro.sliceGangs[key] = g
 		case a.Type == update.Delete && !a.Surge:
 			ro.replacedSlices[key] = g
+			ro.drainingSlices[g] = true
 		}
 	}
 	if p := ro.plan.Coherent; p != nil {
@@ -195,7 +179,7 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		// The slice gang's hold (the capacity its drained old slice freed) is released first:
 		// once its pods leave it, the hold would count nothing as taken back and keep the whole
 		// footprint from the next slice until it expired.
-		if err := a.releaseSliceHold(obs.gangs[g]); err != nil {
+		if err := a.releaseHold(obs.gangs[g]); err != nil {
 			return err
 		}
 		for _, p := range ps {
@@ -213,14 +197,15 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 	return nil
 }
 
-// releaseSliceHold removes the reservation of a slice gang and the reference to it (a gang that
-// names one without carrying it takes the footprint of the named gang as a new hold) before
-// its pods leave it (the slice landed) or it goes (the slice was given up: a template set back,
-// a rollback): its hold is for the slice's own members only, and would otherwise keep their
-// capacity from the regular gangs until it expired, as the lingering hold of a deleted gang too.
-// Nil and other gangs are left alone.
-func (a *applier) releaseSliceHold(g *schedv1.PodGang) error {
-	if g == nil || g.Labels[grovev1.LabelCoherentSlice] == "" || (g.Annotations[schedv1.AnnotationReservation] == "" && g.Spec.ReuseReservationRef == nil) {
+// releaseHold removes a gang's reservation and the reference to one (a gang that names one
+// without carrying it takes the footprint of the named gang as a new hold) when no replacement
+// will come for it: before a slice's pods leave its gang (the slice landed), and before a gang
+// is deleted for good (no longer wanted: a slice given up by a template set back or a rollback,
+// a scale-in). Its hold would otherwise keep the capacity from everyone else until it expired,
+// as the lingering hold of a deleted gang too (the scheduler keeps that one for gangs deleted to
+// be made again: ReplicaRecreate, which does not come here). Nil is left alone.
+func (a *applier) releaseHold(g *schedv1.PodGang) error {
+	if g == nil || (g.Annotations[schedv1.AnnotationReservation] == "" && g.Spec.ReuseReservationRef == nil) {
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{
@@ -228,7 +213,7 @@ func (a *applier) releaseSliceHold(g *schedv1.PodGang) error {
 		"spec":     map[string]any{"reuseReservationRef": nil},
 	})
 	if _, err := a.c.client.SchedulerV1alpha1().PodGangs(a.pcs.Namespace).Patch(a.ctx, g.Name, types.MergePatchType, patch, metav1.PatchOptions{}); ignoreNotFound(err) != nil {
-		return fmt.Errorf("releasing the hold of slice gang %s: %w", g.Name, err)
+		return fmt.Errorf("releasing the hold of PodGang %s: %w", g.Name, err)
 	}
 	return nil
 }
@@ -295,9 +280,4 @@ func coherentProgress(p *grovev1.PodCliqueSetUpdateProgress, pcs *grovev1.PodCli
 				Updated: int32(c.Updated), Outdated: int32(c.Outdated)})
 		}
 	}
-}
-
-// groupMinAvailable is a scaling group's minAvailable (default 1).
-func groupMinAvailable(cfg *grovev1.PodCliqueScalingGroupConfig) int {
-	return int(ptr.Deref(cfg.MinAvailable, 1))
 }

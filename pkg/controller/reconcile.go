@@ -38,15 +38,10 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err := c.replaceFinished(ctx, pcs, obs); err != nil {
 		return err
 	}
-	hold, err := c.partitionHold(pcs)
+	in, err := c.rolloutInputs(pcs, obs)
 	if err != nil {
 		return err
 	}
-	scope, err := c.coherentScope(pcs, obs)
-	if err != nil {
-		return err
-	}
-	in := rolloutInputs{hold: hold, scope: scope}
 	ro, err := planRollout(pcs, obs, nil, in)
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)

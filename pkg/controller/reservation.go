@@ -85,17 +85,6 @@ func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]strin
 	return out, nil
 }
 
-// sliceReservation reports whether the reservation named g is a coherent slice's (made by
-// reservations for the members it replaces).
-func sliceReservation(ro *rollout, g string) bool {
-	for _, sg := range ro.replacedSlices {
-		if sg == g {
-			return true
-		}
-	}
-	return false
-}
-
 // reserve writes the reservations onto the gangs that lose members: those that stay
 // (RollingUpdate replacements) and those about to be deleted and created again
 // (ReplicaRecreate), so that the scheduler holds the capacity from now on, through the

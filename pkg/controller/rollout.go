@@ -65,11 +65,32 @@ type rollout struct {
 	createGroups map[string]bool
 }
 
-// rolloutInputs are what a pass reads besides the PodCliqueSet and its children: the
-// partition's hold, and the cliques in a Coherent update's scope.
+// rolloutInputs are what a pass reads besides the PodCliqueSet and its children, once: the
+// template hashes of spec.template, the last complete revision's template (read only when a
+// partition or Coherent needs it; nil when there is none or its ControllerRevision is gone),
+// and from them the partition's hold and the cliques in a Coherent update's scope.
 type rolloutInputs struct {
-	hold  partitionHold
-	scope map[string]bool
+	hashes   map[string]string
+	complete *grovev1.PodCliqueSetTemplateSpec
+	hold     partitionHold
+	scope    map[string]bool
+}
+
+// rolloutInputs reads the inputs of a pass (see rolloutInputs).
+func (c *Controller) rolloutInputs(pcs *grovev1.PodCliqueSet, obs *observed) (rolloutInputs, error) {
+	in := rolloutInputs{hashes: workload.TemplateHashes(pcs)}
+	s := pcs.Spec.UpdateStrategy
+	partitioned := s != nil && s.RollingUpdate != nil && s.RollingUpdate.Partition != nil
+	if rev := pcs.Status.CompleteRevision; rev != "" && (partitioned || coherent(pcs)) {
+		_, t, err := c.revisionTemplate(pcs.Namespace, rev)
+		if err != nil {
+			return rolloutInputs{}, err
+		}
+		in.complete = t
+	}
+	in.hold = heldByPartition(pcs, in)
+	in.scope = coherentScope(pcs, obs, in)
+	return in, nil
 }
 
 // observed is the input of the desired world for this pass's plan.
@@ -116,8 +137,7 @@ const replicasUnitName = "replicas"
 // Coherent plans the same units in coherent slices (update.PlanCoherent) of the cliques in
 // in.scope.
 func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]string, in rolloutInputs) (*rollout, error) {
-	hold := in.hold
-	hashes := workload.TemplateHashes(pcs)
+	hold, hashes := in.hold, in.hashes
 	templates := hold.templates()
 	var heldHashes map[string]string
 	if hold.n > 0 {
@@ -222,13 +242,14 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 	var plan update.Plan
 	var err error
 	if coherent(pcs) {
-		crs := coherentReplicas(pcs, replicas, in.scope, blocked, paused)
-		for _, cr := range crs {
-			if cr.SurgeBlocked {
-				_, unavailable[cr.Name], _ = update.Budgets(update.Unit{Name: cr.Name, Desired: 1, MaxSurge: cr.MaxSurge, MaxUnavailable: cr.MaxUnavailable})
+		plan, err = update.PlanCoherent(coherentReplicas(pcs, replicas, in.scope, blocked, paused))
+		if cp := plan.Coherent; cp != nil {
+			// Only the replica under update surges; its budget resolves against its slices.
+			name := coherentUnitName(pcs.Name, cp.Replica)
+			if _, ok := blocked[name]; ok {
+				unavailable[name] = cp.MaxUnavailable
 			}
 		}
-		plan, err = update.PlanCoherent(crs)
 	} else {
 		plan, err = update.PlanRollingUpdate(replicas)
 	}
@@ -401,7 +422,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 		}
 	}
 	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
-		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1), MinAvailable: groupMinAvailable(cfg)}
+		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1), MinAvailable: int(workload.GroupMinAvailable(cfg))}
 	if s := cfg.UpdateStrategy; s != nil {
 		if s.MaxSurge != nil {
 			u.MaxSurge = *s.MaxSurge

@@ -71,7 +71,9 @@ type CoherentProgress struct {
 	// ServingUpdated and ServingOutdated are the complete serving sets at the target and at
 	// older revisions: min over the changed units of floor(available / minAvailable).
 	ServingUpdated, ServingOutdated int
-	Capacity                        []ComponentCapacity
+	// MaxUnavailable is the replica\'s maxUnavailable resolved against Slices.
+	MaxUnavailable int
+	Capacity       []ComponentCapacity
 }
 
 // ComponentCapacity is one changed unit's available members per revision.
@@ -279,6 +281,7 @@ func planCoherentReplica(cr CoherentReplica) (replicaPlan, *CoherentProgress, er
 	if err != nil {
 		return replicaPlan{}, nil, fmt.Errorf("replica %d: %w", cr.Index, err)
 	}
+	_, prog.MaxUnavailable, _ = Budgets(unit)
 	deleted := map[int]bool{}
 	for _, a := range res.Actions {
 		st := state(a.Index)

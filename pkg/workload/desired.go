@@ -109,6 +109,11 @@ func CliqueMinAvailable(c *grovev1.PodCliqueTemplateSpec) int32 {
 	return ptr.Deref(c.Spec.MinAvailable, c.Spec.Replicas)
 }
 
+// GroupMinAvailable is a scaling group's minAvailable (default 1).
+func GroupMinAvailable(cfg *grovev1.PodCliqueScalingGroupConfig) int32 {
+	return ptr.Deref(cfg.MinAvailable, 1)
+}
+
 // Desired computes the world of a PodCliqueSet (set), each replica from its template.
 func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 	w := &World{}
@@ -151,7 +156,7 @@ func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]
 			sgName := ScalingGroupName(pcs.Name, r, cfg.Name)
 			replicas := GroupReplicas(cfg, obs.ScalingGroups[sgName])
-			minAvail := ptr.Deref(cfg.MinAvailable, 1)
+			minAvail := GroupMinAvailable(cfg)
 			b.scalingGroup(cfg, sgName, replicas, minAvail)
 			groupReplicas := make([]int, 0, int(replicas))
 			for j := 0; j < int(replicas); j++ {

@@ -104,6 +104,16 @@ func (t UpdateStrategyType) Rolling() bool {
 	return t == "" || t == RollingUpdateStrategyType || t == RollingRecreateStrategyType
 }
 
+// CoherentDefaultMaxUnavailable is Coherent's maxUnavailable when none is given: 0 with a
+// maxSurge other than 0 (a new slice is available before an old one goes), else 1 (an old slice
+// is drained first). The webhook writes it; the controller reads the same where it did not.
+func CoherentDefaultMaxUnavailable(maxSurge *intstr.IntOrString) intstr.IntOrString {
+	if maxSurge != nil && maxSurge.String() != "0" && maxSurge.String() != "0%" {
+		return intstr.FromInt32(0)
+	}
+	return intstr.FromInt32(1)
+}
+
 // DefaultProgressDeadlineSeconds is the progress deadline when none is given.
 const DefaultProgressDeadlineSeconds int32 = 600
 
