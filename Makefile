@@ -92,15 +92,15 @@ test: verify test-unit test-integration test-e2e ## All checks and tests: verify
 
 test-unit: ## Unit tests (no control plane).
 	@echo ">> unit tests"
-	@$(GO) test $(GOFLAGS_M) -count=1 $$($(GO) list $(GOFLAGS_M) ./... | grep -v -E '/test/(integration|e2e|perf)')
+	@hack/test-summary.sh $(GO) test $(GOFLAGS_M) -count=1 $$($(GO) list $(GOFLAGS_M) ./... | grep -v -E '/test/(integration|e2e|perf)')
 
 test-integration: tools build ## Integration tests against a real kube-apiserver, etcd and KWOK (and the built phalanx-scheduler binary).
 	@echo ">> integration tests (real kube-apiserver, etcd and kwok; scheduler in process)"
-	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/integration/...
+	@hack/test-summary.sh $(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/integration/...
 
 test-e2e: tools build ## End-to-end: manifests/ applied, phalanx-scheduler as 2 processes (PHALANX_E2E_KUBECONFIG: any cluster).
 	@echo ">> e2e tests (manifests/ applied; phalanx-scheduler as two separate processes with its ServiceAccount)"
-	@$(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
+	@hack/test-summary.sh $(GO) test $(GOFLAGS_M) -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
 
 perf: tools build ## Performance report into docs/perf (default profile vs Phalanx vs in-tree gangs, and Phalanx on the in-tree's PodGroups; preemption vs DefaultPreemption; update costs). Not part of make test.
 	@echo ">> perf harness (3 runs of 8 workloads x 3 configurations, 6 gang workloads x a 4th: about 50-80 minutes on 2 cores (36 and 64 min measured with 3 configurations), then preemption and updates; PERF_ARGS=-perf.repeat=1 for one run); report: docs/perf/README.md"

@@ -377,6 +377,58 @@ func TestLeaderKilledMidUpdate(t *testing.T) {
 	}
 }
 
+// The leader is killed while a Coherent update has a slice in flight (a slice gang of one new
+// prefill and one new decode pod, the surge of maxSurge 1): the other replica takes the lease,
+// reads the slice from the pods' labels and the PodGang, lands it and finishes the update. At
+// every pod event one revision keeps a Ready prefill and decode, no index is claimed twice, at
+// most one surge slice is up, the frontend is never touched, and no slice gang or label is left.
+func TestLeaderKilledMidCoherentUpdate(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("coh-leader", 7))
+	create(t, env, framework.PrefillDecode(ns, "cl", ptr.To[int32](1), nil))
+	env.WaitAvailable(t, ns, "cl", 1, 5)
+	env.WaitRevisionComplete(t, ns, "cl")
+	twins := &noTwins{}
+	serving := framework.NewServingWatch()
+	stop := env.WatchPods(t, ns, "cl", func(pods map[string]corev1.Pod, changed *corev1.Pod) {
+		twins.observe(pods, changed)
+		serving.Observe(pods, changed)
+	})
+	env.SetCliqueImage(t, ns, "cl", "registry.example.com/llm/next:v2", "prefill-worker", "decode-worker")
+	framework.Eventually(t, framework.UpdateTimeout, "a coherent slice in flight", func(ctx context.Context) (bool, error) {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelCoherentSlice})
+		return err == nil && len(pods.Items) > 0, err
+	})
+	restore := killLeader(t, env)
+	defer restore()
+	env.WaitRevisionComplete(t, ns, "cl")
+	framework.Eventually(t, framework.UpdateTimeout, "every changed pod on v2, no slice gang or label left", func(ctx context.Context) (bool, error) {
+		gangs, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{LabelSelector: grovev1.LabelCoherentSlice})
+		if err != nil {
+			return false, err
+		}
+		pods, err := env.ListPods(ctx, ns, "cl")
+		if err != nil {
+			return false, err
+		}
+		var pending []string
+		for _, p := range pods {
+			v1 := strings.HasSuffix(p.Spec.Containers[0].Image, ":v1")
+			if p.Labels[grovev1.LabelCoherentSlice] != "" || v1 != strings.HasPrefix(p.Name, "cl-0-frontend-") || !framework.ReadyPod(p) {
+				pending = append(pending, p.Name)
+			}
+		}
+		if len(gangs.Items) > 0 || len(pending) > 0 || len(pods) != 5 {
+			return false, fmt.Errorf("%d slice gangs, %d pods, not done: %v", len(gangs.Items), len(pods), pending)
+		}
+		return true, nil
+	})
+	stop()
+	twins.check(t)
+	serving.Check(t, 7) // 5 pods and one surge slice of 2
+}
+
 // The API server is killed (SIGKILL) and started again in the middle of an update: every
 // watch is cut and every client sees connection errors for the seconds it takes to come
 // back. Replicas that lost their lease meanwhile are restarted as the kubelet would. The

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,54 +17,6 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
-
-// servingWatch follows the pods of a prefill/decode PodCliqueSet and records, at every pod
-// event, whether some revision (image tag) still has a complete serving set: a Ready prefill
-// and a Ready decode pod of that revision. It also records the most pods alive, whether the
-// frontend was touched, and whether a pod of a coherent slice was seen.
-type servingWatch struct {
-	mu           sync.Mutex
-	broken       []string
-	maxAlive     int
-	frontendUIDs map[string]bool
-	sawSlice     bool
-}
-
-func (w *servingWatch) observe(pods map[string]corev1.Pod, changed *corev1.Pod) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ready := map[string]map[string]int{} // revision -> clique -> ready pods
-	alive := 0
-	for _, p := range pods {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		alive++
-		clique := p.Labels[workload.LabelCliqueTemplate]
-		if clique == "frontend" {
-			w.frontendUIDs[string(p.UID)] = true
-		}
-		if p.Labels[grovev1.LabelCoherentSlice] != "" {
-			w.sawSlice = true
-		}
-		if !framework.ReadyPod(p) {
-			continue
-		}
-		rev := p.Spec.Containers[0].Image[strings.LastIndex(p.Spec.Containers[0].Image, ":")+1:]
-		if ready[rev] == nil {
-			ready[rev] = map[string]int{}
-		}
-		ready[rev][clique]++
-	}
-	w.maxAlive = max(w.maxAlive, alive)
-	serving := false
-	for _, byClique := range ready {
-		serving = serving || (byClique["prefill-worker"] >= 1 && byClique["decode-worker"] >= 1)
-	}
-	if !serving {
-		w.broken = append(w.broken, fmt.Sprintf("after %s: ready by revision %v", changed.Name, ready))
-	}
-}
 
 // Coherent with maxSurge 1 on the design's prefill/decode shape (frontend unchanged): on a
 // cluster with room for only one more whole-node pod the surge slice (one prefill and one
@@ -86,8 +37,8 @@ func TestCoherentSurgeBeforeDrain(t *testing.T) {
 	env.WaitAvailable(t, ns, "pd", 1, 5)
 	env.WaitRevisionComplete(t, ns, "pd")
 
-	w := &servingWatch{frontendUIDs: map[string]bool{}}
-	stopWatch := env.WatchPods(t, ns, "pd", w.observe)
+	w := framework.NewServingWatch()
+	stopWatch := env.WatchPods(t, ns, "pd", w.Observe)
 	env.SetCliqueImage(t, ns, "pd", "registry.example.com/llm/next:v2", "prefill-worker", "decode-worker")
 
 	// No room for the whole surge slice (2 nodes, 1 free): nothing is created, nothing goes.
@@ -194,20 +145,7 @@ func TestCoherentSurgeBeforeDrain(t *testing.T) {
 		return true, nil
 	})
 
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.broken) > 0 {
-		t.Errorf("no revision had a complete serving set at %d pod events, first: %s", len(w.broken), w.broken[0])
-	}
-	if w.maxAlive > 7 {
-		t.Errorf("%d pods alive at once; 5 + one surge slice of 2 allows 7", w.maxAlive)
-	}
-	if len(w.frontendUIDs) != 1 {
-		t.Errorf("the unchanged frontend was replaced (%d pods seen)", len(w.frontendUIDs))
-	}
-	if !w.sawSlice {
-		t.Error("no pod of a coherent slice was seen")
-	}
+	maxAlive := w.Check(t, 7) // 5 + one surge slice of 2
 	final, _ := env.ListPods(ctx, ns, "pd")
 	var names []string
 	for _, p := range final {
@@ -217,7 +155,7 @@ func TestCoherentSurgeBeforeDrain(t *testing.T) {
 	if got := strings.Join(names, " "); got != "pd-0-decode-0-decode-worker-0=v2 pd-0-decode-1-decode-worker-0=v2 pd-0-frontend-0=v1 pd-0-prefill-0-prefill-worker-0=v2 pd-0-prefill-1-prefill-worker-0=v2" {
 		t.Errorf("final pods %s", got)
 	}
-	t.Logf("coherent update done: at most %d pods alive", w.maxAlive)
+	t.Logf("coherent update done: at most %d pods alive", maxAlive)
 }
 
 // Coherent with maxSurge 0 drains an old slice first (Grove's behaviour) and makes the new one
