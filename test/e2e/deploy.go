@@ -26,27 +26,19 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	"github.com/phalanx-sched/phalanx/test/framework"
 )
-
-var apiextensionsCRD = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // Namespace and names from manifests/.
 const (
@@ -54,118 +46,7 @@ const (
 	serviceAccount  = "phalanx-scheduler"
 	deployment      = "phalanx-scheduler"
 	configMap       = "phalanx-scheduler-config"
-	fieldManager    = "phalanx-e2e"
 )
-
-// RenderManifests reads manifests/kustomization.yaml and what it lists (files, and
-// directories with a kustomization of their own). The suite's renderer understands
-// kustomizations made of resources only (which is what manifests/ is) and refuses anything
-// else, so that what it applies is what `kubectl kustomize manifests/` prints.
-func RenderManifests(root string) ([]*unstructured.Unstructured, error) {
-	return RenderKustomization(filepath.Join(root, "manifests"))
-}
-
-// RenderKustomization renders the resources-only kustomization in dir (see RenderManifests).
-func RenderKustomization(dir string) ([]*unstructured.Unstructured, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	var k map[string]any
-	if err := yaml.Unmarshal(raw, &k); err != nil {
-		return nil, fmt.Errorf("%s/kustomization.yaml: %w", dir, err)
-	}
-	for key := range k {
-		if key != "apiVersion" && key != "kind" && key != "resources" {
-			return nil, fmt.Errorf("%s/kustomization.yaml uses %q; the e2e renderer understands resources only", dir, key)
-		}
-	}
-	list, _ := k["resources"].([]any)
-	var out []*unstructured.Unstructured
-	for _, r := range list {
-		path := filepath.Join(dir, fmt.Sprint(r))
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			objs, err := RenderKustomization(path)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, objs...)
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		for i, doc := range bytes.Split(data, []byte("\n---\n")) {
-			obj := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal(doc, &obj.Object); err != nil {
-				return nil, fmt.Errorf("%s document %d: %w", path, i, err)
-			}
-			if len(obj.Object) == 0 {
-				continue
-			}
-			out = append(out, obj)
-		}
-	}
-	return out, nil
-}
-
-// Apply server-side applies objs in order (dry-run: the API server validates and admits but
-// stores nothing), waiting for CRDs to be established before anything else.
-func Apply(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, dryRun bool) error {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	for _, obj := range objs {
-		gvk := obj.GroupVersionKind()
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", gvk.Kind, obj.GetName(), err)
-		}
-		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-		if m.Scope.Name() == meta.RESTScopeNameNamespace {
-			ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
-		}
-		if _, err := ri.Apply(ctx, obj.GetName(), obj, opts); err != nil {
-			return fmt.Errorf("applying %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
-		}
-		if gvk.Kind == "CustomResourceDefinition" && !dryRun {
-			if err := waitEstablished(ctx, dyn, obj.GetName()); err != nil {
-				return err
-			}
-			mapper.Reset()
-		}
-	}
-	return nil
-}
-
-func waitEstablished(ctx context.Context, dyn dynamic.Interface, name string) error {
-	crd := dyn.Resource(apiextensionsCRD)
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		u, err := crd.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Established" && m["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-}
 
 // Replica is one phalanx-scheduler process run by the suite (local mode).
 type Replica struct {
@@ -241,15 +122,15 @@ type Local struct {
 // DeployLocal applies manifests/ (after a server-side dry run of all of it), scales the
 // Deployment to 0 (the local control plane has no kubelet) and starts two replicas.
 func DeployLocal(ctx context.Context, root string, cfg *rest.Config, kube kubernetes.Interface, kubeconfig string) (*Local, error) {
-	objs, err := RenderManifests(root)
+	objs, err := framework.RenderManifests(root)
 	if err != nil {
 		return nil, err
 	}
-	if err := Apply(ctx, cfg, objs, false); err != nil {
+	if err := framework.Apply(ctx, cfg, objs, false); err != nil {
 		return nil, err
 	}
 	l := &Local{Root: root}
-	l.DryRun = Apply(ctx, cfg, objs, true)
+	l.DryRun = framework.Apply(ctx, cfg, objs, true)
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
 		l.KubectlDryRunRan = true
 		rendered, err := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join(root, "manifests")).Output()

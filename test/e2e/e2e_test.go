@@ -91,7 +91,7 @@ func (n *noTwins) check(t *testing.T) {
 func TestManifests(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
-	objs, err := RenderManifests(env.Root)
+	objs, err := framework.RenderManifests(env.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestManifests(t *testing.T) {
 		if !local.KubectlDryRunRan {
 			t.Log("kubectl not installed: kubectl apply --dry-run=server was left out")
 		}
-	} else if err := Apply(ctx, env.Config, objs, true); err != nil {
+	} else if err := framework.Apply(ctx, env.Config, objs, true); err != nil {
 		t.Errorf("server-side dry run of manifests/: %v", err)
 	}
 	var names []string
@@ -142,7 +142,7 @@ func TestSchedulerOnlyManifests(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	dir := filepath.Join(env.Root, "manifests", "scheduler-only")
-	objs, err := RenderKustomization(dir)
+	objs, err := framework.RenderKustomization(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestSchedulerOnlyManifests(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if err := Apply(ctx, env.Config, objs, true); err != nil {
+	if err := framework.Apply(ctx, env.Config, objs, true); err != nil {
 		t.Errorf("server-side dry run of manifests/scheduler-only: %v", err)
 	}
 	compareWithKubectl(t, dir, names)

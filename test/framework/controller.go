@@ -5,16 +5,29 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
+	versioned "github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 )
 
-// StartController runs the PodCliqueSet controller in this process until the end of the test
-// or until the returned stop function is called (a crash, as far as the API server can tell).
-// configure may set test hooks before it starts.
+// StartController runs the PodCliqueSet controller in this process, as manifests/'
+// ServiceAccount, until the end of the test or until the returned stop function is called (a
+// crash, as far as the API server can tell). configure may set test hooks before it starts.
 func (e *Env) StartController(t testing.TB, configure func(*controller.Controller)) (stop func()) {
 	t.Helper()
-	recorder, stopRecorder := controller.NewRecorder(e.Kube)
-	c := controller.New(e.Kube, e.Phalanx, recorder)
+	kube, client := e.Kube, e.Phalanx
+	if e.ServiceAccountConfig != nil {
+		var err error
+		if kube, err = kubernetes.NewForConfig(e.ServiceAccountConfig); err != nil {
+			t.Fatal(err)
+		}
+		if client, err = versioned.NewForConfig(e.ServiceAccountConfig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorder, stopRecorder := controller.NewRecorder(kube)
+	c := controller.New(kube, client, recorder)
 	if configure != nil {
 		configure(c)
 	}

@@ -39,6 +39,11 @@ type Env struct {
 	Phalanx versioned.Interface
 	// Kubeconfig is the path of an admin kubeconfig for the cluster.
 	Kubeconfig string
+	// ServiceAccountKubeconfig and ServiceAccountConfig act as manifests/' ServiceAccount
+	// (installServiceAccount): in-process Phalanx runs with them unless a test asks for admin.
+	// Empty in the e2e suite, whose Phalanx processes use the ServiceAccount's own token.
+	ServiceAccountKubeconfig string
+	ServiceAccountConfig     *rest.Config
 	// External: the cluster was not started by the tests (PHALANX_E2E_KUBECONFIG); Cluster is
 	// nil and Phalanx runs in it already.
 	External bool
@@ -158,6 +163,18 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 	}
 	shared = &Env{Root: root, Cluster: cluster, Config: cluster.Config, Kube: kube, Phalanx: phalanx,
 		Kubeconfig: cluster.Kubeconfig, External: external != "" && setup != nil}
+	if setup == nil {
+		dir, err := os.MkdirTemp("", "phalanx-harness-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		if shared.ServiceAccountKubeconfig, shared.ServiceAccountConfig, err = installServiceAccount(ctx, root, cluster.Config, cluster.Kubeconfig, dir); err != nil {
+			fmt.Fprintf(os.Stderr, "installing the ServiceAccount of manifests/: %v\n", err)
+			return 1
+		}
+	}
 	if setup != nil {
 		cleanup, err := setup(shared)
 		if err != nil {

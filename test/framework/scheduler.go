@@ -38,6 +38,9 @@ type Phalanx struct {
 	Webhooks bool
 	// ReservationHold overrides the PodGang plugin's reservationHoldSeconds (default config only).
 	ReservationHold time.Duration
+	// Admin runs the scheduler and controller with the admin kubeconfig instead of manifests/'
+	// ServiceAccount (default config only): for set-ups the shipped RBAC does not grant.
+	Admin bool
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -51,14 +54,15 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 	e.StartPhalanx(t, Phalanx{Config: config})
 }
 
-// StartPhalanx runs phalanx-scheduler in this process as the binary does (server.Run) until
-// the end of the test or until the returned stop function is called.
+// StartPhalanx runs phalanx-scheduler in this process as the binary does (server.Run), as
+// manifests/' ServiceAccount unless p.Admin, until the end of the test or until the returned
+// stop function is called.
 func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	t.Helper()
 	config := p.Config
 	if config == nil {
 		var err error
-		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.Cluster.Kubeconfig, ReservationHold: p.ReservationHold}); err != nil {
+		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(p.Admin), ReservationHold: p.ReservationHold}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +102,9 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 			cancel()
 			t.Fatal(err)
 		}
-		if err := admission.RunWebhooks(ctx, cc.Client, admission.WebhookOptions{
+		// The webhooks register their configurations (manifests/deploy/webhook.yaml creates
+		// them in a cluster, and the ServiceAccount may only update those): admin client.
+		if err := admission.RunWebhooks(ctx, e.Kube, admission.WebhookOptions{
 			BindAddress: "127.0.0.1", Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
 			Secret: "kube-system/phalanx-webhook-tls", Configuration: "phalanx",
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{WebhookNamespaceLabel: "true"}},

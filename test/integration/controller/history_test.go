@@ -140,8 +140,13 @@ func TestRollbackOnFailure(t *testing.T) {
 		u := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionUpdateInProgress)
 		return u != nil && u.Status == metav1.ConditionFalse && fmt.Sprint(podIdentities(t, env, ns, "w")) == fmt.Sprint(before), nil
 	})
-	// A new change by the user clears the record and the condition.
-	env.SetImage(t, ns, "w", "registry.example.com/llm/worker:v3")
+	// A new change by the user clears the record and the condition. It also lifts the 2 s
+	// deadline: with rollbackOnFailure still on, a healthy step that takes 2 s on a loaded
+	// machine would be rolled back.
+	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) {
+		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v3"
+		p.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr.To[int32](600)
+	})
 	env.WaitUpdated(t, ns, "w", "registry.example.com/llm/worker:v3", 3)
 	p = waitProgressing(t, env, ns, "w", "UpdateComplete", metav1.ConditionTrue)
 	if _, ok := controller.RolledBack(p); ok {

@@ -1,0 +1,69 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// ServiceAccountUser is the user of manifests/' ServiceAccount, the identity phalanx-scheduler
+// (scheduler, controller and webhooks) runs as in a cluster.
+const ServiceAccountUser = "system:serviceaccount:phalanx-system:phalanx-scheduler"
+
+// rbacKinds are the objects of manifests/ that make up the ServiceAccount and what it may do.
+var rbacKinds = map[string]bool{
+	"Namespace": true, "ServiceAccount": true,
+	"ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true,
+}
+
+// installServiceAccount applies the ServiceAccount and the RBAC of manifests/ to the cluster
+// and writes, in dir, a kubeconfig that acts as that ServiceAccount: the admin credentials
+// impersonating ServiceAccountUser (the API server adds the ServiceAccount's groups). Phalanx
+// run by the tests with it is refused exactly what the shipped RBAC refuses, so a call the
+// manifests do not grant fails the tests that make it (as the controller's pod patch once did
+// only in a real cluster).
+func installServiceAccount(ctx context.Context, root string, cfg *rest.Config, adminKubeconfig, dir string) (kubeconfig string, as *rest.Config, err error) {
+	objs, err := RenderManifests(root)
+	if err != nil {
+		return "", nil, fmt.Errorf("rendering manifests/: %w", err)
+	}
+	var rbac []*unstructured.Unstructured
+	for _, o := range objs {
+		if rbacKinds[o.GetKind()] {
+			rbac = append(rbac, o)
+		}
+	}
+	if len(rbac) == 0 {
+		return "", nil, fmt.Errorf("manifests/ has no ServiceAccount or RBAC objects")
+	}
+	if err := Apply(ctx, cfg, rbac, false); err != nil {
+		return "", nil, fmt.Errorf("applying the RBAC of manifests/: %w", err)
+	}
+	kc, err := clientcmd.LoadFromFile(adminKubeconfig)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, ai := range kc.AuthInfos {
+		ai.Impersonate = ServiceAccountUser
+	}
+	kubeconfig = filepath.Join(dir, "phalanx-serviceaccount.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		return "", nil, err
+	}
+	as = rest.CopyConfig(cfg)
+	as.Impersonate = rest.ImpersonationConfig{UserName: ServiceAccountUser}
+	return kubeconfig, as, nil
+}
+
+// phalanxKubeconfig is the kubeconfig in-process Phalanx runs with: the ServiceAccount's unless
+// admin is asked for (or the harness has none, as against an external cluster).
+func (e *Env) phalanxKubeconfig(admin bool) string {
+	if admin || e.ServiceAccountKubeconfig == "" {
+		return e.Cluster.Kubeconfig
+	}
+	return e.ServiceAccountKubeconfig
+}
