@@ -111,8 +111,8 @@ simulate: ## The randomized update simulations, SIM_RUNS (10000) seeds each, cra
 	@$(GO) test $(GOFLAGS_M) -count=1 -run 'TestRandomized' -v ./pkg/update/ -update.sim-runs=$(SIM_RUNS) | grep -E 'invariant violations|^(ok|FAIL)|seed '
 
 E2E_STRESS_COUNT ?= 10
-test-e2e-stress: tools build ## The leader-kill and node-loss e2e tests, E2E_STRESS_COUNT (10) times in a row.
-	@$(GO) test $(GOFLAGS_M) -count=$(E2E_STRESS_COUNT) -timeout 60m -run 'TestLeaderKilledMidUpdate|TestNodeLostMidUpdate' ./test/e2e/...
+test-e2e-stress: tools build ## The leader-kill (RollingUpdate, Coherent) and node-loss e2e tests, E2E_STRESS_COUNT (10) times in a row.
+	@$(GO) test $(GOFLAGS_M) -count=$(E2E_STRESS_COUNT) -timeout 60m -run 'TestLeaderKilledMid(Coherent)?Update|TestNodeLostMidUpdate' ./test/e2e/...
 
 run: tools build $(BIN)/localup $(BIN)/demo ## Local control plane with fake GPU nodes + phalanx-scheduler + a PodCliqueSet.
 	@hack/run.sh $(ARGS)

@@ -4,8 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -43,6 +48,9 @@ func installServiceAccount(ctx context.Context, root string, cfg *rest.Config, a
 	if err := Apply(ctx, cfg, rbac, false); err != nil {
 		return "", nil, fmt.Errorf("applying the RBAC of manifests/: %w", err)
 	}
+	if err := waitAuthorized(ctx, cfg); err != nil {
+		return "", nil, err
+	}
 	kc, err := clientcmd.LoadFromFile(adminKubeconfig)
 	if err != nil {
 		return "", nil, err
@@ -66,4 +74,42 @@ func (e *Env) phalanxKubeconfig(admin bool) string {
 		return e.Cluster.Kubeconfig
 	}
 	return e.ServiceAccountKubeconfig
+}
+
+// waitAuthorized waits until the API server's authorizer has the bindings just applied: one
+// rule of each bound role is asked for (a fresh binding is seen a moment later, and the first
+// informers of a test would log refusals and back off meanwhile).
+func waitAuthorized(ctx context.Context, cfg *rest.Config) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	asks := []authorizationv1.ResourceAttributes{
+		{Verb: "list", Resource: "pods"},                                   // system:kube-scheduler
+		{Verb: "list", Group: "scheduler.grove.io", Resource: "podgangs"},  // phalanx-scheduler
+		{Verb: "patch", Resource: "pods", Namespace: "default"},            // phalanx-controller
+		{Verb: "create", Resource: "secrets", Namespace: "phalanx-system"}, // phalanx-webhook-cert
+	}
+	var denied string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, a := range asks {
+			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: ServiceAccountUser, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:phalanx-system", "system:authenticated"},
+				ResourceAttributes: &a,
+			}}
+			got, err := kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+			if err != nil {
+				return false, err
+			}
+			if !got.Status.Allowed {
+				denied = fmt.Sprintf("%s %s.%s", a.Verb, a.Resource, a.Group)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the ServiceAccount's RBAC not in effect (still denied: %s): %w", denied, err)
+	}
+	return nil
 }
