@@ -70,7 +70,9 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			if err := ignoreExists(err); err != nil {
 				return fmt.Errorf("creating PodCliqueScalingGroup %s: %w", sg.Name, err)
 			}
-			if got != nil {
+			if err == nil {
+				// Not on AlreadyExists (made by a pass the informer has not shown yet): the
+				// typed client then returns an empty object, with no name or UID to own pods.
 				obs.groups[sg.Name] = got
 			}
 			if err := a.afterCreate("PodCliqueScalingGroup"); err != nil {
@@ -96,7 +98,9 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			if err := ignoreExists(err); err != nil {
 				return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
 			}
-			if got != nil {
+			if err == nil {
+				// Not on AlreadyExists (made by a pass the informer has not shown yet): the
+				// typed client then returns an empty object, with no name or UID to own pods.
 				obs.cliques[pclq.Name] = got
 			}
 			if err := a.afterCreate("PodClique"); err != nil {

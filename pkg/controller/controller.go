@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -240,10 +241,37 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if err := c.Reconcile(ctx, key); err != nil {
 		if ctx.Err() == nil {
 			klog.FromContext(ctx).Error(err, "Reconciling PodCliqueSet", "key", key)
+			c.reportFailure(key, err)
 		}
 		c.queue.AddRateLimited(key)
 		return true
 	}
 	c.queue.Forget(key)
 	return true
+}
+
+// ReasonReconcileFailed is the reason of the Warning event of a failed controller pass.
+const ReasonReconcileFailed = "ReconcileFailed"
+
+// reportFailure makes a failed pass visible where users look: a Warning event ReconcileFailed
+// on the PodCliqueSet with the error (a refusal by RBAC, a ResourceQuota or an admission
+// policy otherwise shows only in Phalanx's log, and the status stays as it was) and the
+// phalanx_controller_reconcile_errors_total counter. Write conflicts are the ordinary outcome of
+// concurrent writers and are retried silently.
+func (c *Controller) reportFailure(key string, err error) {
+	if apierrors.IsConflict(err) {
+		return
+	}
+	reason := string(apierrors.ReasonForError(err))
+	if reason == "" {
+		reason = "Other"
+	}
+	metrics.ReconcileErrors.WithLabelValues(reason).Inc()
+	ns, name, splitErr := cache.SplitMetaNamespaceKey(key)
+	if splitErr != nil || c.recorder == nil {
+		return
+	}
+	if pcs, getErr := c.sets.PodCliqueSets(ns).Get(name); getErr == nil {
+		c.recorder.Eventf(pcs, corev1.EventTypeWarning, ReasonReconcileFailed, "%v (retried with backoff)", err)
+	}
 }

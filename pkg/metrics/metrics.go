@@ -124,6 +124,14 @@ var (
 		Help:           "Coherent slices (updateStrategy Coherent) made whole at a new revision that became available.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// ReconcileErrors counts the controller's passes over a PodCliqueSet that failed, by the
+	// API reason of the error (Forbidden, Invalid, ...; "Other" when it is not an API error).
+	// Write conflicts, the ordinary outcome of concurrent writers, are not counted.
+	ReconcileErrors = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "controller_reconcile_errors_total",
+		Help:           "PodCliqueSet controller passes that failed, by API error reason (conflicts not counted).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"reason"})
 	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
 		Namespace: namespace, Name: "updates_stalled",
 		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
@@ -138,7 +146,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded)
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -403,4 +404,52 @@ func TestPodCliqueScale(t *testing.T) {
 	})
 	env.WaitAvailable(t, ns, pcsName, 2, 32)
 	check("[0 1 2 3]")
+}
+
+// A pass the cluster refuses is reported where users look, not only in Phalanx's log: a
+// ResourceQuota of 2 pods refuses the third member, and the PodCliqueSet gets a Warning event
+// ReconcileFailed naming the quota, counted in phalanx_controller_reconcile_errors_total
+// {reason="Forbidden"}; with the quota raised the controller's retries complete the set.
+func TestReconcileFailureReported(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("quota", 3))
+	env.StartScheduler(t, nil)
+	env.StartController(t, nil)
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "two-pods"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	if _, err := env.Kube.CoreV1().ResourceQuotas(ns).Create(ctx, quota, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "the quota's usage computed by kube-controller-manager", func(ctx context.Context) (bool, error) {
+		q, err := env.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, "two-pods", metav1.GetOptions{})
+		return err == nil && q.Status.Hard.Pods().Value() == 2, err
+	})
+	forbidden := func() float64 {
+		return framework.Metric(t, "phalanx_controller_reconcile_errors_total", map[string]string{"reason": "Forbidden"})
+	}
+	before := forbidden()
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, framework.Workers(ns, "q", 1, 0, 600), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "a ReconcileFailed event naming the quota", func(ctx context.Context) (bool, error) {
+		list, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=q,reason=" + controller.ReasonReconcileFailed})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, "exceeded quota: two-pods") {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("%d ReconcileFailed events, none naming the quota", len(list.Items))
+	})
+	if got := forbidden(); got <= before {
+		t.Errorf("phalanx_controller_reconcile_errors_total{reason=Forbidden} %v, was %v: the refusal not counted", got, before)
+	}
+	if _, err := env.Kube.CoreV1().ResourceQuotas(ns).Patch(ctx, "two-pods", types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"3"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "q", 1, 3)
 }
