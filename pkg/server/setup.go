@@ -27,10 +27,12 @@ type SetupOptions struct {
 	MemberScheduledEvents bool
 }
 
-// Setup is kube-scheduler's app.Setup (the same steps, in the same order) with one change:
+// Setup is kube-scheduler's app.Setup (the same steps, in the same order) with two changes:
 // unless so.MemberScheduledEvents, the profiles' event recorders come from a
-// memberevents.Broadcaster. app.Setup builds the recorders inside scheduler.New, from the
-// broadcaster it made a line before, so the wrap cannot be added after it.
+// memberevents.Broadcaster (app.Setup builds the recorders inside scheduler.New, from the
+// broadcaster it made a line before, so the wrap cannot be added after it); and the pod
+// informer's handlers see a pod recreated under its name as a delete and an add
+// (splitRecreatedPods).
 func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTree ...app.Option) (*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -58,7 +60,7 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	var completed []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
 		cc.Client,
-		cc.InformerFactory,
+		splitRecreatedPods(cc.InformerFactory),
 		cc.DynInformerFactory,
 		recorders,
 		scheduler.WithComponentConfigVersion(cc.ComponentConfig.TypeMeta.APIVersion),

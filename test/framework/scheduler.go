@@ -82,6 +82,12 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		var kfs flag.FlagSet
 		klog.InitFlags(&kfs)
 		_ = kfs.Set("v", schedulerVerbosity())
+		// kube-scheduler code exits the process on states it cannot continue from (a corrupted
+		// cache); in process that ends the whole test binary with no test marked failed.
+		klog.OsExit = func(code int) {
+			fmt.Fprintf(os.Stderr, "FATAL: klog.FlushAndExit(%d) called by the in-process phalanx-scheduler (a Deployment would restart it); the test binary stops here, see the log lines above\n", code)
+			os.Exit(code)
+		}
 	})
 	// No serving endpoints in tests: secure-port 0 disables them (and their authn/authz).
 	if err := fs.Parse([]string{"--config=" + path, "--secure-port=0"}); err != nil {
