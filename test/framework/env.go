@@ -40,7 +40,7 @@ type Env struct {
 	// Kubeconfig is the path of an admin kubeconfig for the cluster.
 	Kubeconfig string
 	// ServiceAccountKubeconfig and ServiceAccountConfig act as manifests/' ServiceAccount
-	// (installServiceAccount): in-process Phalanx runs with them unless a test asks for admin.
+	// (installServiceAccount): in-process Phalanx runs with them.
 	// Empty in the e2e suite, whose Phalanx processes use the ServiceAccount's own token.
 	ServiceAccountKubeconfig string
 	ServiceAccountConfig     *rest.Config

@@ -38,9 +38,6 @@ type Phalanx struct {
 	Webhooks bool
 	// ReservationHold overrides the PodGang plugin's reservationHoldSeconds (default config only).
 	ReservationHold time.Duration
-	// Admin runs the scheduler and controller with the admin kubeconfig instead of manifests/'
-	// ServiceAccount (default config only): for set-ups the shipped RBAC does not grant.
-	Admin bool
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -55,14 +52,14 @@ func (e *Env) StartScheduler(t testing.TB, config []byte) {
 }
 
 // StartPhalanx runs phalanx-scheduler in this process as the binary does (server.Run), as
-// manifests/' ServiceAccount unless p.Admin, until the end of the test or until the returned
-// stop function is called.
+// manifests/' ServiceAccount (with the default config), until the end of the test or until the
+// returned stop function is called.
 func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	t.Helper()
 	config := p.Config
 	if config == nil {
 		var err error
-		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(p.Admin), ReservationHold: p.ReservationHold}); err != nil {
+		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -67,10 +67,10 @@ func installServiceAccount(ctx context.Context, root string, cfg *rest.Config, a
 	return kubeconfig, as, nil
 }
 
-// phalanxKubeconfig is the kubeconfig in-process Phalanx runs with: the ServiceAccount's unless
-// admin is asked for (or the harness has none, as against an external cluster).
-func (e *Env) phalanxKubeconfig(admin bool) string {
-	if admin || e.ServiceAccountKubeconfig == "" {
+// phalanxKubeconfig is the kubeconfig in-process Phalanx runs with: the ServiceAccount's, or the
+// admin's where the harness has none (the e2e suite's Env).
+func (e *Env) phalanxKubeconfig() string {
+	if e.ServiceAccountKubeconfig == "" {
 		return e.Cluster.Kubeconfig
 	}
 	return e.ServiceAccountKubeconfig

@@ -20,7 +20,7 @@ func TestOneLeaseForSchedulerAndController(t *testing.T) {
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("leader", 24))
-	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.Cluster.Kubeconfig, LeaderElect: true,
+	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.ServiceAccountKubeconfig, LeaderElect: true,
 		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -280,7 +280,7 @@ func TestSchedulerNamesServeGroveBackendName(t *testing.T) {
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("lpx", 3))
-	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.Cluster.Kubeconfig, SchedulerNames: []string{scheduler.SchedulerName, "lpx-scheduler"}})
+	config, err := scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: env.ServiceAccountKubeconfig, SchedulerNames: []string{scheduler.SchedulerName, "lpx-scheduler"}})
 	if err != nil {
 		t.Fatal(err)
 	}
