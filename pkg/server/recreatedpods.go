@@ -26,7 +26,9 @@ func splitRecreatedPods(f informers.SharedInformerFactory) informers.SharedInfor
 	return recreatedPodsFactory{f}
 }
 
-type recreatedPodsFactory struct{ informers.SharedInformerFactory }
+type recreatedPodsFactory struct {
+	informers.SharedInformerFactory
+}
 
 func (f recreatedPodsFactory) Core() coreinformers.Interface {
 	return recreatedPodsCore{f.SharedInformerFactory.Core()}
@@ -44,7 +46,9 @@ func (v recreatedPodsV1) Pods() corev1informers.TypedPodInformer {
 	return recreatedPodsInformer{v.Interface.Pods()}
 }
 
-type recreatedPodsInformer struct{ corev1informers.TypedPodInformer }
+type recreatedPodsInformer struct {
+	corev1informers.TypedPodInformer
+}
 
 func (p recreatedPodsInformer) Informer() cache.SharedIndexInformer {
 	return recreatedPodsSharedInformer{p.TypedPodInformer.Informer()}
