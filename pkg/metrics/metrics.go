@@ -124,6 +124,11 @@ var (
 		Help:           "Coherent slices (updateStrategy Coherent) made whole at a new revision that became available.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: namespace, Name: "updates_stalled",
+		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
+		StabilityLevel: metrics.ALPHA,
+	})
 	// ReconcileErrors counts the controller's passes over a PodCliqueSet that failed, by the
 	// API reason of the error (Forbidden, Invalid, ...; "Other" when it is not an API error).
 	// Write conflicts, the ordinary outcome of concurrent writers, are not counted.
@@ -132,11 +137,6 @@ var (
 		Help:           "PodCliqueSet controller passes that failed, by API error reason (conflicts not counted).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
-	UpdatesStalled = metrics.NewGauge(&metrics.GaugeOpts{
-		Namespace: namespace, Name: "updates_stalled",
-		Help:           "PodCliqueSets whose update made no step for progressDeadlineSeconds (Progressing=False).",
-		StabilityLevel: metrics.ALPHA,
-	})
 )
 
 var registerOnce sync.Once

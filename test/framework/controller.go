@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-
-	versioned "github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 )
 
@@ -17,14 +14,8 @@ import (
 func (e *Env) StartController(t testing.TB, configure func(*controller.Controller)) (stop func()) {
 	t.Helper()
 	kube, client := e.Kube, e.Phalanx
-	if e.ServiceAccountConfig != nil {
-		var err error
-		if kube, err = kubernetes.NewForConfig(e.ServiceAccountConfig); err != nil {
-			t.Fatal(err)
-		}
-		if client, err = versioned.NewForConfig(e.ServiceAccountConfig); err != nil {
-			t.Fatal(err)
-		}
+	if e.SAKube != nil {
+		kube, client = e.SAKube, e.SAPhalanx
 	}
 	recorder, stopRecorder := controller.NewRecorder(kube)
 	c := controller.New(kube, client, recorder)

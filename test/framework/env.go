@@ -39,11 +39,12 @@ type Env struct {
 	Phalanx versioned.Interface
 	// Kubeconfig is the path of an admin kubeconfig for the cluster.
 	Kubeconfig string
-	// ServiceAccountKubeconfig and ServiceAccountConfig act as manifests/' ServiceAccount
-	// (installServiceAccount): in-process Phalanx runs with them.
-	// Empty in the e2e suite, whose Phalanx processes use the ServiceAccount's own token.
+	// ServiceAccountKubeconfig, SAKube and SAPhalanx act as manifests/' ServiceAccount
+	// (installServiceAccount): in-process Phalanx runs with them. Empty in the e2e suite, whose
+	// Phalanx processes use the ServiceAccount's own token.
 	ServiceAccountKubeconfig string
-	ServiceAccountConfig     *rest.Config
+	SAKube                   kubernetes.Interface
+	SAPhalanx                versioned.Interface
 	// External: the cluster was not started by the tests (PHALANX_E2E_KUBECONFIG); Cluster is
 	// nil and Phalanx runs in it already.
 	External bool
@@ -170,8 +171,16 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 			return 1
 		}
 		defer func() { _ = os.RemoveAll(dir) }()
-		if shared.ServiceAccountKubeconfig, shared.ServiceAccountConfig, err = installServiceAccount(ctx, root, cluster.Config, cluster.Kubeconfig, dir); err != nil {
+		var as *rest.Config
+		if shared.ServiceAccountKubeconfig, as, err = installServiceAccount(ctx, root, cluster.Config, cluster.Kubeconfig, dir); err != nil {
 			fmt.Fprintf(os.Stderr, "installing the ServiceAccount of manifests/: %v\n", err)
+			return 1
+		}
+		if shared.SAKube, err = kubernetes.NewForConfig(as); err == nil {
+			shared.SAPhalanx, err = versioned.NewForConfig(as)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
