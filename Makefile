@@ -23,6 +23,8 @@ TOOLS_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
              -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(K8S_MINOR)
 
 KWOK_VERSION           := v0.8.0
+KIND_VERSION           := v0.33.0
+CONTAINERD_VERSION     := v2.4.2
 CONTROLLER_GEN_VERSION := v0.23.0
 CODE_GENERATOR_VERSION := $(patsubst v1.%,v0.%,$(K8S_VERSION))
 
@@ -35,7 +37,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
+.PHONY: image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -45,7 +47,7 @@ build: $(BIN)/phalanx-scheduler $(BIN)/kubectl-phalanx ## Build bin/phalanx-sche
 # The go command decides what is stale; FORCE makes make always ask it (a warm rebuild of both binaries is ~3 s).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
-	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
+	@CGO_ENABLED=0 hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
 
 $(BIN)/kubectl-phalanx: FORCE
 	@$(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl-phalanx
@@ -73,6 +75,44 @@ $(BIN)/kube-controller-manager: hack/tools/go.mod
 $(BIN)/kwok:
 	@echo ">> building kwok $(KWOK_VERSION)"
 	@GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+
+# --- the kind cluster (make test-kind): node binaries and images, all built here -------------
+# Kubernetes node and control-plane binaries of the one version, from hack/tools.
+KIND_NODE_K8S  := kubelet kubeadm kubectl kube-proxy kube-scheduler
+KIND_NODE_CTRD := containerd containerd-shim-runc-v2 ctr
+KIND_NODE_TEST := pause podnet fakegpu testserver
+
+$(addprefix $(BIN)/node/,$(KIND_NODE_K8S)): $(BIN)/node/%: hack/tools/go.mod
+	@echo ">> building $* $(K8S_VERSION) (hack/tools)"
+	@cd hack/tools && ../with-progress.sh $* $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/$*
+
+# containerd from its own module (its go.mod, not ours); runc and the CNI plugins come from
+# Debian packages in the node image's rootfs.
+$(addprefix $(BIN)/node/,$(KIND_NODE_CTRD)) &:
+	@echo ">> building containerd $(CONTAINERD_VERSION)"
+	@GOBIN=$(BIN)/node CGO_ENABLED=0 GOFLAGS= hack/with-progress.sh containerd $(GO) install -trimpath \
+	  -tags "no_aufs no_zfs no_btrfs no_devmapper" $(foreach c,$(KIND_NODE_CTRD),github.com/containerd/containerd/v2/cmd/$(c)@$(CONTAINERD_VERSION))
+
+# The kind cluster's own images: static, from this repository (test/images).
+$(addprefix $(BIN)/node/,$(KIND_NODE_TEST)): $(BIN)/node/%: FORCE
+	@CGO_ENABLED=0 $(GO) build $(GOFLAGS_M) -trimpath -o $@ ./test/images/$*
+
+kind-binaries: tools $(addprefix $(BIN)/node/,$(KIND_NODE_K8S) $(KIND_NODE_CTRD) $(KIND_NODE_TEST)) ## Everything hack/kind/node-image.sh puts in images.
+
+$(BIN)/kind:
+	@echo ">> building kind $(KIND_VERSION)"
+	@GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
+
+IMAGE ?= ghcr.io/phalanx-sched/phalanx-scheduler:$(VERSION)
+image: $(BIN)/phalanx-scheduler ## The phalanx-scheduler image (static binary on scratch, non-root), built with no registry: IMAGE=$(IMAGE).
+	@hack/kind/docker.sh
+	@rm -rf .run/image && mkdir -p .run/image/etc/ssl/certs
+	@cp $(BIN)/phalanx-scheduler .run/image/ && cp /etc/ssl/certs/ca-certificates.crt .run/image/etc/ssl/certs/
+	@docker build -q -f hack/Dockerfile --build-arg VERSION=$(VERSION) -t $(IMAGE) .run/image >/dev/null
+	@echo "$(IMAGE)"
+
+test-kind: tools build $(BIN)/kind ## A kind cluster (real kubelets, fake GPUs, Phalanx from its image) and the e2e suite on it; ARGS=--down removes it. Needs root for Docker.
+	@hack/kind-up.sh $(ARGS)
 
 $(BIN)/controller-gen:
 	@GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

@@ -1,35 +1,54 @@
 #!/usr/bin/env bash
-# hack/kind-up.sh: a kind cluster running Phalanx from manifests/, with fake GPU nodes (kwok
-# inside the cluster), and the e2e suite run against it.
+# hack/kind-up.sh: a kind cluster with real kubelets and fake GPUs, Phalanx deployed in it from
+# its own image and manifests/, and the e2e suite run against it (`make test-kind`).
 #
-#   hack/kind-up.sh              create the cluster, build and load the image, deploy, run e2e
-#   hack/kind-up.sh --no-test    the same without the e2e suite
-#   hack/kind-up.sh --dry-run    print the commands instead of running them
+#   hack/kind-up.sh              build what is missing, create the cluster, deploy, run e2e
+#   hack/kind-up.sh --no-test    the same without the e2e suite (the cluster stays up)
+#   hack/kind-up.sh --test-only  run the e2e suite against the cluster that is up
 #   hack/kind-up.sh --down       delete the cluster
+#   hack/kind-up.sh --dry-run    print the steps instead of running them
 #
-# Needs docker, kind, kubectl and go. It cannot run where there is no Docker engine; --dry-run
-# can (and is run by the tests).
+# The cluster: one control-plane node and KIND_WORKERS (3) workers, each a Docker container with
+# systemd, containerd and a real kubelet; every worker advertises 8 nvidia.com/gpu through the
+# fake device plugin (test/images/fakegpu), carries zone/block/rack labels and the taint
+# phalanx.dev/kind-gpu=true:NoSchedule, so that only pods meant for a real kubelet (the
+# real-cluster tests, Phalanx itself) land there. KWOK runs in the cluster for the e2e tests'
+# fake nodes (annotation kwok.x-k8s.io/node=fake). The node image is the released kindest/node
+# where it can be pulled, else the one hack/kind/node-image.sh builds here.
+#
+# Needs root (Docker), Go, and debootstrap for the offline node image (installed with Docker
+# by hack/kind/docker.sh when missing).
 set -euo pipefail
 
-CLUSTER="${KIND_CLUSTER:-phalanx}"
-IMAGE="phalanx-scheduler:dev"
-KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
-KWOK_URL="https://github.com/kubernetes-sigs/kwok/releases/download/${KWOK_VERSION}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-kubeconfig="${root}/.run/kind/kubeconfig"
+# shellcheck source=hack/kind/lib.sh
+source "${root}/hack/kind/lib.sh"
+CLUSTER="${KIND_CLUSTER:-phalanx}"
+WORKERS="${KIND_WORKERS:-3}"
+dir="${root}/.run/kind"
+kubeconfig="${dir}/kubeconfig"
+bin="${root}/bin"
+kind="${bin}/kind"
+kubectl="${bin}/node/kubectl"
 
 dry_run=false
 run_tests=true
+create=true
 down=false
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry_run=true ;;
     --no-test) run_tests=false ;;
+    --test-only) create=false ;;
     --down) down=true ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "unknown argument: $arg (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "hack/kind-up.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
   esac
 done
+if ! [[ "$WORKERS" =~ ^[0-9]+$ ]] || [ "$WORKERS" -lt 3 ]; then
+  echo "KIND_WORKERS=$WORKERS: the real-cluster tests need at least 3 workers" >&2
+  exit 2
+fi
 
 # run prints a command and runs it, unless --dry-run.
 run() {
@@ -38,35 +57,123 @@ run() {
     "$@"
   fi
 }
-
-need() {
-  if [ "$dry_run" = false ] && ! command -v "$1" >/dev/null 2>&1; then
-    echo "hack/kind-up.sh needs $1 on PATH" >&2
-    exit 1
-  fi
-}
+step() { echo ">> [$(date +%T)] $*"; }
+started=$(date +%s)
 
 if [ "$down" = true ]; then
-  need kind
-  run kind delete cluster --name "$CLUSTER"
+  run "$kind" delete cluster --name "$CLUSTER"
   exit 0
 fi
 
-for tool in docker kind kubectl go; do need "$tool"; done
-run mkdir -p "$(dirname "$kubeconfig")"
-run kind create cluster --name "$CLUSTER" --kubeconfig "$kubeconfig" --wait 120s
-run docker build -f "$root/hack/Dockerfile" -t "$IMAGE" --build-arg "VERSION=$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" "$root"
-run kind load docker-image "$IMAGE" --name "$CLUSTER"
+if [ "$create" = true ]; then
+  run "${root}/hack/kind/docker.sh"
+  if [ "$dry_run" = true ]; then
+    node_image="$NODE_IMAGE"
+    echo "+ ${root}/hack/kind/node-image.sh"
+  else
+    step "node image (cached in Docker once built)"
+    node_image="$("${root}/hack/kind/node-image.sh" | tail -1)"
+  fi
+  step "phalanx-scheduler image"
+  phalanx_image="${IMAGE_REPO}/phalanx-scheduler:$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)"
+  run make -C "$root" --no-print-directory image IMAGE="$phalanx_image"
 
-# kwok in the cluster manages the fake GPU nodes the e2e suite creates (annotation
-# kwok.x-k8s.io/node=fake), with the fast pod stages.
-run kubectl --kubeconfig "$kubeconfig" apply -f "${KWOK_URL}/kwok.yaml"
-run kubectl --kubeconfig "$kubeconfig" apply -f "${KWOK_URL}/stage-fast.yaml"
+  run mkdir -p "$dir"
+  # The cluster config. The offline node image names its own images (phalanx.local), builds
+  # etcd at hack/tools/etcd's version and has no CoreDNS image (nothing here resolves names).
+  # A cgroup v1 host needs kubelet's failCgroupV1 off (Kubernetes 1.35+ refuses v1 otherwise).
+  {
+    echo "kind: Cluster"
+    echo "apiVersion: kind.x-k8s.io/v1alpha4"
+    echo "kubeadmConfigPatches:"
+    if [ "$node_image" = "$NODE_IMAGE" ]; then
+      cat <<EOF
+- |
+  kind: ClusterConfiguration
+  imageRepository: ${IMAGE_REPO}
+  etcd:
+    local:
+      imageTag: ${ETCD_TAG}
+- |
+  kind: InitConfiguration
+  skipPhases: [preflight, addon/coredns]
+EOF
+    fi
+    if [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+      cat <<'EOF'
+- |
+  kind: KubeletConfiguration
+  failCgroupV1: false
+EOF
+    fi
+    echo "nodes:"
+    echo "- role: control-plane"
+    for i in $(seq 0 $((WORKERS - 1))); do
+      rack=$((i / 2)); block=$((rack / 2))
+      cat <<EOF
+- role: worker
+  labels:
+    topology.kubernetes.io/zone: zone-0
+    topology.phalanx.dev/block: block-${block}
+    topology.phalanx.dev/rack: rack-${rack}
+    phalanx.dev/kind-gpu: "true"
+  kubeadmConfigPatches:
+  - |
+    kind: JoinConfiguration
+    nodeRegistration:
+      taints:
+      - {key: phalanx.dev/kind-gpu, value: "true", effect: NoSchedule}
+EOF
+    done
+  } >"${dir}/config.yaml.new"
+  [ "$dry_run" = true ] && cat "${dir}/config.yaml.new"
+  mv "${dir}/config.yaml.new" "${dir}/config.yaml"
 
-run kubectl --kubeconfig "$kubeconfig" apply --server-side -k "${root}/hack/kind"
-run kubectl --kubeconfig "$kubeconfig" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 180s
+  if "$kind" get clusters 2>/dev/null | grep -qx "$CLUSTER"; then
+    step "cluster ${CLUSTER} exists: reusing it (hack/kind-up.sh --down removes it)"
+  else
+    step "creating cluster ${CLUSTER} (1 control plane, ${WORKERS} workers, ${node_image})"
+    run "$kind" create cluster --name "$CLUSTER" --image "$node_image" --config "${dir}/config.yaml" \
+      --kubeconfig "$kubeconfig" --wait 5m
+  fi
+  step "loading images into the nodes"
+  run "$kind" load docker-image --name "$CLUSTER" "$phalanx_image" "$FAKEGPU_IMAGE" "$TESTSERVER_IMAGE" "$KWOK_IMAGE"
+
+  step "fake GPU device plugin, KWOK, Phalanx"
+  rm -rf "${dir}/overlay" && mkdir -p "${dir}/overlay"
+  cp "${root}/hack/kwok/stages.yaml" "${dir}/overlay/kwok-stages.yaml"
+  cat >"${dir}/overlay/kustomization.yaml" <<EOF
+# Written by hack/kind-up.sh: hack/kind (manifests/ and the kind cluster's own parts) with the
+# images built for this run.
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- ../../../hack/kind
+configMapGenerator:
+- name: kwok-stages
+  namespace: kube-system
+  files: [stages.yaml=kwok-stages.yaml]
+  options: {disableNameSuffixHash: true}
+images:
+- {name: ghcr.io/phalanx-sched/phalanx-scheduler, newName: ${phalanx_image%:*}, newTag: ${phalanx_image##*:}}
+- {name: phalanx.local/fakegpu, newName: ${FAKEGPU_IMAGE%:*}, newTag: ${FAKEGPU_IMAGE##*:}}
+- {name: phalanx.local/kwok, newName: ${KWOK_IMAGE%:*}, newTag: ${KWOK_IMAGE##*:}}
+EOF
+  run "$kubectl" --kubeconfig "$kubeconfig" apply --server-side --force-conflicts -k "${dir}/overlay"
+  run "$kubectl" --kubeconfig "$kubeconfig" -n kube-system rollout status daemonset/fakegpu --timeout 180s
+  run "$kubectl" --kubeconfig "$kubeconfig" -n kube-system rollout status deployment/kwok --timeout 180s
+  run "$kubectl" --kubeconfig "$kubeconfig" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s
+  if [ "$dry_run" = false ]; then
+    step "nodes: $("$kubectl" --kubeconfig "$kubeconfig" get nodes -l phalanx.dev/kind-gpu=true \
+      -o jsonpath='{range .items[*]}{.metadata.name}={.status.allocatable.nvidia\.com/gpu} {end}') (allocatable GPUs)"
+  fi
+  step "cluster up in $(( $(date +%s) - started )) s: export KUBECONFIG=${kubeconfig}"
+fi
 
 if [ "$run_tests" = true ]; then
-  run env PHALANX_E2E_KUBECONFIG="$kubeconfig" go test -mod=vendor -count=1 -timeout 40m "${root}/test/e2e/..."
+  step "e2e suite on kind"
+  run env PHALANX_E2E_KUBECONFIG="$kubeconfig" PHALANX_E2E_KIND="$CLUSTER" PHALANX_E2E_TESTSERVER_IMAGE="$TESTSERVER_IMAGE" \
+    PATH="${bin}:${bin}/node:${PATH}" \
+    "${root}/hack/test-summary.sh" go test -mod=vendor -count=1 -timeout "${TEST_TIMEOUT:-60m}" "${root}/test/e2e/..."
+  step "done in $(( $(date +%s) - started )) s"
 fi
-echo "kind cluster ${CLUSTER} is up: export KUBECONFIG=${kubeconfig}"

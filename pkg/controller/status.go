@@ -35,9 +35,15 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		if err := index.Track(members, int(pclq.Spec.Replicas)).Error(); err != nil {
 			conflicts = append(conflicts, pclq.Name+": "+err.Error())
 		}
-		st := workload.CliqueStatus(pclq, podsByClique[pclq.Name], hashes[pclq.Labels[workload.LabelCliqueTemplate]], now)
+		hash := hashes[pclq.Labels[workload.LabelCliqueTemplate]]
+		st := workload.CliqueStatus(pclq, podsByClique[pclq.Name], hash, now)
+		if ptr.Deref(st.CurrentPodTemplateHash, "") == hash {
+			st.CurrentPodCliqueSetGenerationHash = ptr.To(ro.revision)
+		}
 		if !statusEqual(pclq.Status.Conditions, st.Conditions) || pclq.Status.Replicas != st.Replicas || pclq.Status.ReadyReplicas != st.ReadyReplicas ||
-			pclq.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(pclq.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(pclq.Status.Selector, st.Selector) {
+			pclq.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(pclq.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(pclq.Status.Selector, st.Selector) ||
+			!ptr.Equal(pclq.Status.ScheduledReplicas, st.ScheduledReplicas) || !ptr.Equal(pclq.Status.CurrentPodTemplateHash, st.CurrentPodTemplateHash) ||
+			!ptr.Equal(pclq.Status.CurrentPodCliqueSetGenerationHash, st.CurrentPodCliqueSetGenerationHash) {
 			upd := pclq.DeepCopy()
 			upd.Status = st
 			got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
@@ -58,8 +64,13 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			}
 		}
 		st := workload.ScalingGroupStatus(sg, members, now)
+		// Grove's field: the PodCliqueSet template a group is at once its update is complete.
+		if st.UpdatedReplicas == st.Replicas && st.Replicas >= sg.Spec.Replicas {
+			st.CurrentPodCliqueSetGenerationHash = ptr.To(ro.revision)
+		}
 		if !statusEqual(sg.Status.Conditions, st.Conditions) || sg.Status.Replicas != st.Replicas || sg.Status.AvailableReplicas != st.AvailableReplicas ||
-			sg.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(sg.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(sg.Status.Selector, st.Selector) {
+			sg.Status.UpdatedReplicas != st.UpdatedReplicas || !ptr.Equal(sg.Status.ObservedGeneration, st.ObservedGeneration) || !ptr.Equal(sg.Status.Selector, st.Selector) ||
+			!ptr.Equal(sg.Status.CurrentPodCliqueSetGenerationHash, st.CurrentPodCliqueSetGenerationHash) {
 			upd := sg.DeepCopy()
 			upd.Status = st
 			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); ignoreNotFound(err) != nil {
@@ -69,6 +80,13 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	}
 	st := setStatus(pcs, obs, want, now, conflicts, ro.hold.n)
 	setProgress(&st, pcs, ro, now)
+	// Grove's fields: the template revision, and the update counts while an update is recorded.
+	st.CurrentGenerationHash = ptr.To(ro.revision)
+	if p := st.UpdateProgress; p != nil {
+		n := workload.CountUpdated(pcs, obs.pods, hashes)
+		p.TotalPodCliquesCount, p.UpdatedPodCliquesCount = ptr.To(n.TotalPodCliques), ptr.To(n.UpdatedPodCliques)
+		p.TotalPodCliqueScalingGroupsCount, p.UpdatedPodCliqueScalingGroupsCount = ptr.To(n.TotalPodCliqueScalingGroups), ptr.To(n.UpdatedPodCliqueScalingGroups)
+	}
 	c.reportSurge(pcs, &st)
 	if apiequality.Semantic.DeepEqual(stripTimes(pcs.Status), stripTimes(st)) {
 		return nil

@@ -63,6 +63,18 @@ func CliqueStatus(pclq *grovev1.PodClique, pods []*corev1.Pod, hash string, now 
 		}
 	}
 	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodClique: pclq.Name}).String())
+	// Grove's fields: how many pods are bound, and the template the clique's pods are at once
+	// its update is complete (every live pod on it; kept at the older one until then).
+	var scheduled int32
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+			scheduled++
+		}
+	}
+	st.ScheduledReplicas = ptr.To(scheduled)
+	if st.UpdatedReplicas == st.Replicas && st.Replicas >= pclq.Spec.Replicas && hash != "" {
+		st.CurrentPodTemplateHash = ptr.To(hash)
+	}
 	minAvail := ptr.Deref(pclq.Spec.MinAvailable, pclq.Spec.Replicas)
 	c := metav1.Condition{Type: "MinAvailableBreached", ObservedGeneration: pclq.Generation, LastTransitionTime: now}
 	if st.ReadyReplicas < minAvail {
@@ -178,4 +190,95 @@ func ReplicaAvailable(pcs *grovev1.PodCliqueSet, r int, pods map[string]*corev1.
 		}
 	}
 	return true
+}
+
+// UpdateCounts are the counts Grove writes in a PodCliqueSet's status.updateProgress, with
+// Grove's meaning: the standalone PodCliques and the PodCliqueScalingGroups the spec asks for
+// (every replica below spec.replicas), and how many of them have converged to the current
+// template.
+type UpdateCounts struct {
+	TotalPodCliques, UpdatedPodCliques                         int32
+	TotalPodCliqueScalingGroups, UpdatedPodCliqueScalingGroups int32
+}
+
+// CountUpdated computes UpdateCounts from the live pods and the template hashes of the
+// cliques (TemplateHashes). A standalone PodClique is updated when every live pod of it runs
+// its clique's template and at least minAvailable of them are, Ready (Grove: the clique's
+// current template hash is the expected one and its ready and updated replicas reach
+// minAvailable). A scaling group is updated when every live pod of every group replica runs
+// its clique's template and at least the group's minAvailable group replicas are available
+// (Grove: the group's update is complete and its available replicas reach minAvailable).
+func CountUpdated(pcs *grovev1.PodCliqueSet, pods map[string]*corev1.Pod, hashes map[string]string) UpdateCounts {
+	type tally struct{ live, stale, readyAtHash int32 }
+	byClique := map[string]*tally{}
+	groupReplicas := map[string]int{} // scaling group name -> highest group replica + 1
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		name := p.Labels[grovev1.LabelPodClique]
+		t := byClique[name]
+		if t == nil {
+			t = &tally{}
+			byClique[name] = t
+		}
+		t.live++
+		if p.Labels[grovev1.LabelPodTemplateHash] != hashes[p.Labels[LabelCliqueTemplate]] {
+			t.stale++
+		} else if PodReady(p) {
+			t.readyAtHash++
+		}
+		if g := p.Labels[grovev1.LabelPodCliqueScalingGroup]; g != "" {
+			if j, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]); err == nil && j+1 > groupReplicas[g] {
+				groupReplicas[g] = j + 1
+			}
+		}
+	}
+	inGroup := map[string]bool{}
+	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		for _, c := range g.CliqueNames {
+			inGroup[c] = true
+		}
+	}
+	templates := map[string]*grovev1.PodCliqueTemplateSpec{}
+	for i := range pcs.Spec.Template.Cliques {
+		templates[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
+	}
+	var n UpdateCounts
+	for r := 0; r < int(pcs.Spec.Replicas); r++ {
+		for i := range pcs.Spec.Template.Cliques {
+			c := &pcs.Spec.Template.Cliques[i]
+			if inGroup[c.Name] {
+				continue
+			}
+			n.TotalPodCliques++
+			if t := byClique[PodCliqueName(pcs.Name, r, c.Name)]; t != nil && t.stale == 0 && t.readyAtHash >= CliqueMinAvailable(c) {
+				n.UpdatedPodCliques++
+			}
+		}
+		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			g := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi]
+			n.TotalPodCliqueScalingGroups++
+			stale, available := false, int32(0)
+			for j := 0; j < groupReplicas[ScalingGroupName(pcs.Name, r, g.Name)]; j++ {
+				ok := true
+				for _, cn := range g.CliqueNames {
+					t, tmpl := byClique[GroupCliqueName(pcs.Name, r, g.Name, j, cn)], templates[cn]
+					if t != nil && t.stale > 0 {
+						stale = true
+					}
+					if t == nil || tmpl == nil || t.readyAtHash < CliqueMinAvailable(tmpl) {
+						ok = false
+					}
+				}
+				if ok {
+					available++
+				}
+			}
+			if !stale && available >= GroupMinAvailable(g) {
+				n.UpdatedPodCliqueScalingGroups++
+			}
+		}
+	}
+	return n
 }

@@ -78,3 +78,47 @@ func TestReplicaAvailable(t *testing.T) {
 		t.Error("a replica with no pod is available")
 	}
 }
+
+// The counts Grove writes in updateProgress, on the disaggregated sample (two replicas, each
+// with the standalone frontend and scaling groups prefill and decode).
+func TestCountUpdated(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	hashes := TemplateHashes(pcs)
+	pods := readyPods(Desired(pcs, Observed{}).Pods)
+	want := func(name string, got UpdateCounts, pclqs, pcsgs int32) {
+		t.Helper()
+		if got.TotalPodCliques != 2 || got.TotalPodCliqueScalingGroups != 4 {
+			t.Errorf("%s: totals %d PodCliques, %d scaling groups; want 2 and 4", name, got.TotalPodCliques, got.TotalPodCliqueScalingGroups)
+		}
+		if got.UpdatedPodCliques != pclqs || got.UpdatedPodCliqueScalingGroups != pcsgs {
+			t.Errorf("%s: updated %d PodCliques, %d scaling groups; want %d and %d", name, got.UpdatedPodCliques, got.UpdatedPodCliqueScalingGroups, pclqs, pcsgs)
+		}
+	}
+	want("every pod on its template, Ready", CountUpdated(pcs, pods, hashes), 2, 4)
+
+	stale := func(match func(*corev1.Pod) bool) map[string]*corev1.Pod {
+		out := map[string]*corev1.Pod{}
+		for n, p := range pods {
+			p = p.DeepCopy()
+			if match(p) {
+				p.Labels[grovev1.LabelPodTemplateHash] = "older"
+			}
+			out[n] = p
+		}
+		return out
+	}
+	onePrefill := func(p *corev1.Pod) bool {
+		return p.Labels[grovev1.LabelPodCliqueScalingGroup] == ScalingGroupName(pcs.Name, 0, "prefill") && p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "1"
+	}
+	want("one prefill group replica of replica 0 on an older template", CountUpdated(pcs, stale(onePrefill), hashes), 2, 3)
+	oneFrontend := func(p *corev1.Pod) bool {
+		return p.Name == PodName(PodCliqueName(pcs.Name, 0, "frontend"), 0)
+	}
+	want("one frontend pod of replica 0 on an older template", CountUpdated(pcs, stale(oneFrontend), hashes), 1, 4)
+
+	notReady := readyPods(Desired(pcs, Observed{}).Pods)
+	setReady(notReady, false, func(p *corev1.Pod) bool { return p.Labels[grovev1.LabelPodClique] == PodCliqueName(pcs.Name, 0, "frontend") })
+	want("replica 0's frontend on its template, none Ready", CountUpdated(pcs, notReady, hashes), 1, 4)
+
+	want("no pod yet", CountUpdated(pcs, map[string]*corev1.Pod{}, hashes), 0, 0)
+}
