@@ -5,7 +5,7 @@
 K8S_VERSION="$(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "${root}/go.mod")"
 KIND_VERSION="$(awk -F':= *' '$1 ~ /^KIND_VERSION/ { print $2; exit }' "${root}/Makefile")"
 # etcd is built from hack/tools/etcd; its version is that module's requirement.
-ETCD_TAG="$(awk '$1 == "go.etcd.io/etcd/server/v3" { print $2; exit }' "${root}/hack/tools/etcd/go.mod")"
+ETCD_TAG="$(awk '{ for (i = 1; i < NF; i++) if ($i == "go.etcd.io/etcd/server/v3") { print $(i+1); exit } }' "${root}/hack/tools/etcd/go.mod")"
 
 # Images built here live under a repository no registry serves, so nothing is ever pulled
 # for them by mistake (imagePullPolicy IfNotPresent finds them in the node's containerd).
@@ -16,7 +16,10 @@ ROOTFS_IMAGE="${IMAGE_REPO}/kind-rootfs:bookworm"
 PAUSE_IMAGE="${IMAGE_REPO}/pause:${K8S_VERSION}"
 PODNET_IMAGE="${IMAGE_REPO}/podnet:${K8S_VERSION}"
 FAKEGPU_IMAGE="${IMAGE_REPO}/fakegpu:${K8S_VERSION}"
-TESTSERVER_IMAGE="${IMAGE_REPO}/testserver:${K8S_VERSION}"
+# The test server is loaded under two tags, v1 and v2 (the same image), so that the
+# real-cluster tests can roll a set from one image to another.
+TESTSERVER_REPO="${IMAGE_REPO}/testserver"
+TESTSERVER_IMAGE="${TESTSERVER_REPO}:v1"
 KWOK_IMAGE="${IMAGE_REPO}/kwok:${K8S_VERSION}"
 
 # render_podnet_manifest prints the pod network DaemonSet (test/images/podnet) that the offline

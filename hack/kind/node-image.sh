@@ -91,7 +91,7 @@ image() {
     fi
     echo "ENTRYPOINT [\"/usr/local/bin/$(basename "$1")\"]"
   } >"$ctx/Dockerfile"
-  docker build -q -t "$name" "$ctx" >/dev/null
+  docker build -q -t "$name" "$ctx" >"$work/docker-build.log" 2>&1 || { cat "$work/docker-build.log" >&2; exit 1; }
   rm -rf "$ctx"
   step "built $name"
 }
@@ -107,6 +107,7 @@ image "$PAUSE_IMAGE" scratch "$nb/pause"
 image "$PODNET_IMAGE" "$ROOTFS_IMAGE" "$nb/podnet"
 image "$FAKEGPU_IMAGE" scratch "$nb/fakegpu"
 image "$TESTSERVER_IMAGE" scratch "$nb/testserver"
+docker tag "$TESTSERVER_IMAGE" "${TESTSERVER_REPO}:v2"
 image "$KWOK_IMAGE" "$ROOTFS_IMAGE" "${root}/bin/kwok"
 
 # --- 4. the node image -------------------------------------------------------------------------
@@ -121,12 +122,12 @@ files="${kind_src}/images/base/files"
 step "assembling ${NODE_IMAGE}"
 cid="$(docker run -d --entrypoint=sleep --security-opt seccomp=unconfined "$ROOTFS_IMAGE" infinity)"
 trap 'docker rm -f -v "$cid" >/dev/null 2>&1 || true' EXIT
-in() { docker exec -i "$cid" "$@"; }
+node_exec() { docker exec -i "$cid" "$@"; }
 
 # kind's base image files (entrypoint, systemd units for containerd and kubelet, containerd's
 # configuration), then what kind's base Dockerfile runs on them.
-tar -C "$files" --exclude=LICENSES -c . | in tar -C / --no-same-owner -x
-in bash -euc '
+tar -C "$files" --exclude=LICENSES -c . | node_exec tar -C / --no-same-owner -x
+node_exec bash -euc '
   chmod 0755 /usr/local/bin/* /kind /kind/bin /kind/bin/*
   find /lib/systemd/system/sysinit.target.wants/ -name "systemd-tmpfiles-setup.service" -delete
   rm -f /lib/systemd/system/multi-user.target.wants/* /etc/systemd/system/*.wants/* \
@@ -140,19 +141,19 @@ in bash -euc '
 '
 for b in containerd containerd-shim-runc-v2 ctr; do docker cp "$nb/$b" "$cid:/usr/local/bin/$b"; done
 for b in kubelet kubeadm kubectl; do docker cp "$nb/$b" "$cid:/usr/bin/$b"; done
-in bash -euc '
+node_exec bash -euc '
   ctr oci spec | jq ".hooks.createContainer[.hooks.createContainer| length] |= . + {\"path\": \"/kind/bin/mount-product-files.sh\"}" \
     | jq "del(.process.rlimits)" > /etc/containerd/cri-base.json
   sed -i "s#sandbox_image = .*#sandbox_image = \"'"$PAUSE_IMAGE"'\"#" /etc/containerd/config.toml
   grep -q "'"$PAUSE_IMAGE"'" /etc/containerd/config.toml
   containerd --version; kubelet --version
 '
-echo -n "$K8S_VERSION" | in tee /kind/version >/dev/null
-echo -n "offline: built by hack/kind/node-image.sh; images under ${IMAGE_REPO}, etcd ${ETCD_TAG}, no CoreDNS" | in tee /kind/phalanx-offline >/dev/null
+echo -n "$K8S_VERSION" | node_exec tee /kind/version >/dev/null
+echo -n "offline: built by hack/kind/node-image.sh; images under ${IMAGE_REPO}, etcd ${ETCD_TAG}, no CoreDNS" | node_exec tee /kind/phalanx-offline >/dev/null
 # kind applies these at create: the pod network (podnet) and a StorageClass with no
 # provisioner (the tests use no volumes; kind's local-path provisioner is an image of its own).
-render_podnet_manifest | in tee /kind/manifests/default-cni.yaml >/dev/null
-cat <<'EOF' | in tee /kind/manifests/default-storage.yaml >/dev/null
+render_podnet_manifest | node_exec tee /kind/manifests/default-cni.yaml >/dev/null
+cat <<'EOF' | node_exec tee /kind/manifests/default-storage.yaml >/dev/null
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
@@ -164,19 +165,27 @@ volumeBindingMode: WaitForFirstConsumer
 EOF
 
 step "preloading the control-plane images into the node's containerd"
-in bash -c 'nohup containerd >/tmp/containerd.log 2>&1 &'
-in bash -euc 'for i in $(seq 1 30); do [ -S /run/containerd/containerd.sock ] && ctr version >/dev/null 2>&1 && exit 0; sleep 1; done; cat /tmp/containerd.log; exit 1'
+node_exec bash -c 'nohup containerd >/tmp/containerd.log 2>&1 &'
+node_exec bash -euc 'for i in $(seq 1 30); do [ -S /run/containerd/containerd.sock ] && ctr version >/dev/null 2>&1 && exit 0; sleep 1; done; cat /tmp/containerd.log; exit 1'
 preload=("${IMAGE_REPO}/kube-apiserver:${K8S_VERSION}" "${IMAGE_REPO}/kube-controller-manager:${K8S_VERSION}"
   "${IMAGE_REPO}/kube-scheduler:${K8S_VERSION}" "${IMAGE_REPO}/kube-proxy:${K8S_VERSION}"
   "${IMAGE_REPO}/etcd:${ETCD_TAG}" "$PAUSE_IMAGE" "$PODNET_IMAGE")
-docker save "${preload[@]}" | in ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
-in ctr --namespace=k8s.io images list -q >&2
-in pkill containerd || true
-in bash -c 'for i in $(seq 1 20); do pgrep containerd >/dev/null || exit 0; sleep 0.5; done'
-docker commit \
-  --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' \
-  --change 'ENV container=docker' \
-  --change 'STOPSIGNAL SIGRTMIN+3' \
-  "$cid" "$NODE_IMAGE" >/dev/null
+docker save "${preload[@]}" | node_exec ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
+node_exec ctr --namespace=k8s.io images list -q >&2
+node_exec pkill containerd || true
+node_exec bash -c 'for i in $(seq 1 20); do pgrep containerd >/dev/null || exit 0; sleep 0.5; done'
+docker commit "$cid" "${NODE_IMAGE}-assembled" >/dev/null
+# Entrypoint, environment and stop signal as kind's base image has them (a Dockerfile: the
+# commit --change of older Docker engines takes no STOPSIGNAL).
+ctx="$(mktemp -d "$work/ctx.XXXX")"
+cat >"$ctx/Dockerfile" <<EOF
+FROM ${NODE_IMAGE}-assembled
+ENV container=docker
+STOPSIGNAL SIGRTMIN+3
+ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]
+EOF
+docker build -q -t "$NODE_IMAGE" "$ctx" >"$work/docker-build.log" 2>&1 || { cat "$work/docker-build.log" >&2; exit 1; }
+docker rmi "${NODE_IMAGE}-assembled" >/dev/null
+rm -rf "$ctx"
 step "built ${NODE_IMAGE} ($(docker image inspect -f '{{.Size}}' "$NODE_IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
 echo "$NODE_IMAGE"
