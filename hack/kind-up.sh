@@ -78,7 +78,7 @@ if [ "$create" = true ]; then
   phalanx_image="${IMAGE_REPO}/phalanx-scheduler:$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)"
   run make -C "$root" --no-print-directory image IMAGE="$phalanx_image"
 
-  run mkdir -p "$dir"
+  mkdir -p "$dir"
   # The cluster config. The offline node image names its own images (phalanx.local), builds
   # etcd at hack/tools/etcd's version and has no CoreDNS image (nothing here resolves names).
   # A cgroup v1 host needs kubelet's failCgroupV1 off (Kubernetes 1.35+ refuses v1 otherwise).
@@ -140,7 +140,7 @@ EOF
   [ "$dry_run" = true ] && cat "${dir}/config.yaml.new"
   mv "${dir}/config.yaml.new" "${dir}/config.yaml"
 
-  if "$kind" get clusters 2>/dev/null | grep -qx "$CLUSTER"; then
+  if [ "$dry_run" = false ] && "$kind" get clusters 2>/dev/null | grep -qx "$CLUSTER"; then
     step "cluster ${CLUSTER} exists: reusing it (hack/kind-up.sh --down removes it)"
   else
     step "creating cluster ${CLUSTER} (1 control plane, ${WORKERS} workers, ${node_image})"

@@ -278,7 +278,10 @@ func waitNodeServing(t *testing.T, env *framework.Env, node string) {
 				ready = c.Status == corev1.ConditionTrue
 			}
 		}
-		return ready && gpus.Value() == 8 && !n.Spec.Unschedulable, fmt.Errorf("ready %v, allocatable GPUs %s, unschedulable %v", ready, gpus.String(), n.Spec.Unschedulable)
+		if ready && gpus.Value() == 8 && !n.Spec.Unschedulable {
+			return true, nil
+		}
+		return false, fmt.Errorf("ready %v, allocatable GPUs %s, unschedulable %v", ready, gpus.String(), n.Spec.Unschedulable)
 	})
 }
 

@@ -113,6 +113,8 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 			fmt.Fprintf(os.Stderr, "PHALANX_E2E_KUBECONFIG: %v\n", err)
 			return 1
 		}
+		// client-go's default 5 QPS throttles the suite's waits and watches into their deadlines
+		cfg.QPS, cfg.Burst = 100, 200
 		cluster = &localcluster.Cluster{Kubeconfig: external, Config: cfg}
 	} else if dir := os.Getenv("PHALANX_LOCAL_DIR"); dir != "" {
 		if cluster, err = localcluster.Attach(ctx, dir); err != nil {

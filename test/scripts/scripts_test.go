@@ -28,15 +28,19 @@ func TestKindUpDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kind-up.sh --dry-run: %v\n%s", err, out)
 	}
+	bin := filepath.Join(r, "bin")
 	steps := []string{
-		"+ kind create cluster --name phalanx",
-		"+ docker build -f " + filepath.Join(r, "hack", "Dockerfile") + " -t phalanx-scheduler:dev",
-		"+ kind load docker-image phalanx-scheduler:dev --name phalanx",
-		"kwok/releases/download/v0.8.0/kwok.yaml",
-		"kwok/releases/download/v0.8.0/stage-fast.yaml",
-		"apply --server-side -k " + filepath.Join(r, "hack", "kind"),
+		"+ " + filepath.Join(r, "hack", "kind", "docker.sh"),
+		"+ " + filepath.Join(r, "hack", "kind", "node-image.sh"),
+		"image IMAGE=phalanx.local/phalanx-scheduler:",
+		"kind: Cluster",
+		"phalanx.dev/kind-gpu",
+		"+ " + filepath.Join(bin, "kind") + " create cluster --name phalanx --image phalanx.local/kind-node:",
+		"+ " + filepath.Join(bin, "kind") + " load docker-image --name phalanx phalanx.local/phalanx-scheduler:",
+		"apply --server-side --force-conflicts -k " + filepath.Join(r, ".run", "kind", "overlay"),
+		"rollout status daemonset/fakegpu",
 		"rollout status deployment/phalanx-scheduler",
-		"+ env PHALANX_E2E_KUBECONFIG=" + filepath.Join(r, ".run", "kind", "kubeconfig") + " go test",
+		"+ env PHALANX_E2E_KUBECONFIG=" + filepath.Join(r, ".run", "kind", "kubeconfig") + " PHALANX_E2E_KIND=phalanx",
 	}
 	text := string(out)
 	at := 0
@@ -71,7 +75,8 @@ func TestShellcheck(t *testing.T) {
 	}
 }
 
-// The kind overlay is manifests/ with the locally built image.
+// hack/kind is manifests/ with the kind cluster's parts: the fake GPU device plugin, KWOK for fake
+// nodes only, and Phalanx allowed on the GPU workers (hack/kind-up.sh sets the images it built).
 func TestKindOverlay(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -81,7 +86,9 @@ func TestKindOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kubectl kustomize hack/kind: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "image: phalanx-scheduler:dev") || strings.Contains(string(out), "ghcr.io/phalanx-sched") {
-		t.Errorf("the overlay does not swap the image:\n%s", out)
+	for _, want := range []string{"name: fakegpu", "key: phalanx.dev/kind-gpu", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "name: phalanx-scheduler"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("hack/kind renders without %q:\n%s", want, out)
+		}
 	}
 }
