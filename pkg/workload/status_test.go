@@ -117,7 +117,9 @@ func TestCountUpdated(t *testing.T) {
 	want("one frontend pod of replica 0 on an older template", CountUpdated(pcs, stale(oneFrontend), hashes), 1, 4)
 
 	notReady := readyPods(Desired(pcs, Observed{}).Pods)
-	setReady(notReady, false, func(p *corev1.Pod) bool { return p.Labels[grovev1.LabelPodClique] == PodCliqueName(pcs.Name, 0, "frontend") })
+	setReady(notReady, false, func(p *corev1.Pod) bool {
+		return p.Labels[grovev1.LabelPodClique] == PodCliqueName(pcs.Name, 0, "frontend")
+	})
 	want("replica 0's frontend on its template, none Ready", CountUpdated(pcs, notReady, hashes), 1, 4)
 
 	want("no pod yet", CountUpdated(pcs, map[string]*corev1.Pod{}, hashes), 0, 0)

@@ -66,7 +66,7 @@ func servingSet(ns, name, image string, pods int32, gpus int64, surge, unavailab
 			Template: grovev1.PodCliqueSetTemplateSpec{Cliques: []grovev1.PodCliqueTemplateSpec{{
 				Name:           "server",
 				UpdateStrategy: &grovev1.ComponentUpdateStrategy{MaxSurge: ptr.To(intstr.FromInt32(surge)), MaxUnavailable: ptr.To(intstr.FromInt32(unavailable))},
-				Spec: grovev1.PodCliqueSpec{RoleName: "server", Replicas: pods, PodSpec: servingPodSpec(image+":v1", gpus)},
+				Spec:           grovev1.PodCliqueSpec{RoleName: "server", Replicas: pods, PodSpec: servingPodSpec(image+":v1", gpus)},
 			}}},
 		},
 	}
