@@ -93,9 +93,12 @@ type PodCliqueStatus struct {
 	GroveComponentStatus `json:",inline"`
 }
 
-// GroveComponentStatus is what Grove's operator writes in the status of a PodClique or a
-// PodCliqueScalingGroup and Phalanx's controller does not: kept as written, so that installing
-// Phalanx's CRDs over Grove's prunes nothing Grove relies on.
+// GroveComponentStatus is the part of a PodClique's or PodCliqueScalingGroup's status that
+// Grove's operator writes beside the counts above. Phalanx's controller writes, with Grove's
+// meaning, scheduledReplicas (PodCliques: pods bound), currentPodTemplateHash (PodCliques: the
+// template every live pod is at once its update is complete) and
+// currentPodCliqueSetGenerationHash (the PodCliqueSet revision a converged clique or group is
+// at); updateProgress and lastErrors are kept as written.
 type GroveComponentStatus struct {
 	// ScheduledReplicas is how many pods (replicas) Grove counts as scheduled.
 	// +optional

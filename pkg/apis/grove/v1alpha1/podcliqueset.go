@@ -419,8 +419,9 @@ type PodCliqueSetStatus struct {
 	// UpdateProgress reports the update under way, or the last one.
 	// +optional
 	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
-	// CurrentGenerationHash, LastErrors and PodGangStatuses are what Grove's operator writes
-	// here; kept as written (Phalanx's controller does not write them).
+	// CurrentGenerationHash is the revision of the template (Phalanx's controller writes it as
+	// Grove's does); LastErrors and PodGangStatuses are what Grove's operator writes here, kept
+	// as written.
 	// +optional
 	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
 	// +optional
@@ -448,7 +449,9 @@ type PodCliqueSetUpdateProgress struct {
 	// (Grove's field).
 	// +optional
 	CurrentlyUpdating []ReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`
-	// The counts Grove writes; kept as written (Phalanx reports per-replica progress above).
+	// The counts Grove writes, with Grove's meaning: the standalone PodCliques and the scaling
+	// groups of every replica, and how many have converged to the current template
+	// (workload.CountUpdated).
 	// +optional
 	TotalPodCliquesCount *int32 `json:"totalPodCliquesCount,omitempty"`
 	// +optional
