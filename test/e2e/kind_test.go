@@ -334,7 +334,10 @@ func TestKindRollingUpdateProbesAndGrace(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return len(list.Items) == 2, fmt.Errorf("%d pods", len(list.Items))
+		if len(list.Items) == 2 {
+			return true, nil
+		}
+		return false, fmt.Errorf("%d pods", len(list.Items))
 	})
 	stop()
 	ledger.check(t, 2)
@@ -488,7 +491,10 @@ func TestKindDrainWithPDB(t *testing.T) {
 				ready++
 			}
 		}
-		return ready == 3 && len(live) == 3, fmt.Errorf("%d pods, %d Ready", len(live), ready)
+		if ready == 3 && len(live) == 3 {
+			return true, nil
+		}
+		return false, fmt.Errorf("%d pods, %d Ready", len(live), ready)
 	})
 	stop()
 	ledger.mu.Lock()
