@@ -626,7 +626,10 @@ func TestKindWebhookCertRotation(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return time.Until(c.NotAfter) > 300*24*time.Hour, fmt.Errorf("leaf expires %s", c.NotAfter)
+		if time.Until(c.NotAfter) > 300*24*time.Hour {
+			return true, nil
+		}
+		return false, fmt.Errorf("leaf expires %s", c.NotAfter)
 	})
 	// keep creating while both replicas move to the new certificate
 	mu.Lock()
@@ -635,7 +638,10 @@ func TestKindWebhookCertRotation(t *testing.T) {
 	framework.Eventually(t, time.Minute, "30 creates after the renewal", func(context.Context) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return created >= atRenewal+30 && len(failures) == 0, fmt.Errorf("%d created since the renewal, failures %v", created-atRenewal, failures)
+		if created >= atRenewal+30 && len(failures) == 0 {
+			return true, nil
+		}
+		return false, fmt.Errorf("%d created since the renewal, failures %v", created-atRenewal, failures)
 	})
 	close(done)
 	wg.Wait()
