@@ -147,11 +147,7 @@ func ReplicaAvailable(pcs *grovev1.PodCliqueSet, r int, pods map[string]*corev1.
 		if PodReady(p) {
 			ready[p.Labels[grovev1.LabelPodClique]]++
 		}
-		if g := p.Labels[grovev1.LabelPodCliqueScalingGroup]; g != "" {
-			if j, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]); err == nil && j+1 > groupReplicas[g] {
-				groupReplicas[g] = j + 1
-			}
-		}
+		noteGroupReplica(groupReplicas, p)
 	}
 	if !any {
 		return false
@@ -228,11 +224,7 @@ func CountUpdated(pcs *grovev1.PodCliqueSet, pods map[string]*corev1.Pod, hashes
 		} else if PodReady(p) {
 			t.readyAtHash++
 		}
-		if g := p.Labels[grovev1.LabelPodCliqueScalingGroup]; g != "" {
-			if j, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]); err == nil && j+1 > groupReplicas[g] {
-				groupReplicas[g] = j + 1
-			}
-		}
+		noteGroupReplica(groupReplicas, p)
 	}
 	inGroup := map[string]bool{}
 	for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
@@ -281,4 +273,14 @@ func CountUpdated(pcs *grovev1.PodCliqueSet, pods map[string]*corev1.Pod, hashes
 		}
 	}
 	return n
+}
+
+// noteGroupReplica raises groupReplicas[group] to one above the scaling-group replica index of
+// p, when p belongs to a scaling group.
+func noteGroupReplica(groupReplicas map[string]int, p *corev1.Pod) {
+	if g := p.Labels[grovev1.LabelPodCliqueScalingGroup]; g != "" {
+		if j, err := strconv.Atoi(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]); err == nil && j+1 > groupReplicas[g] {
+			groupReplicas[g] = j + 1
+		}
+	}
 }

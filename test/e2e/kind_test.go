@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
@@ -272,12 +273,7 @@ func waitNodeServing(t *testing.T, env *framework.Env, node string) {
 			return false, err
 		}
 		gpus := n.Status.Allocatable["nvidia.com/gpu"]
-		ready := false
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = c.Status == corev1.ConditionTrue
-			}
-		}
+		ready := localcluster.NodeReady(n)
 		if ready && gpus.Value() == 8 && !n.Spec.Unschedulable {
 			return true, nil
 		}
@@ -384,12 +380,7 @@ func TestKindNodeLostMidUpdate(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				return c.Status != corev1.ConditionTrue, nil
-			}
-		}
-		return false, nil
+		return !localcluster.NodeReady(n), nil
 	})
 	waitImageReady(t, env, ns, "lost", image+":v2", 3, kindTimeout)
 	live, err := env.ListPods(framework.Context(t), ns, "lost")
