@@ -37,7 +37,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
+.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -71,6 +71,31 @@ $(BIN)/kube-apiserver: hack/tools/go.mod
 $(BIN)/kube-controller-manager: hack/tools/go.mod
 	@echo ">> building kube-controller-manager $(K8S_VERSION) (hack/tools)"
 	@cd hack/tools && ../with-progress.sh kube-controller-manager $(GO) build -trimpath -ldflags "$(TOOLS_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+# --- the compatibility matrix (make test-compat): the control plane of each older minor ------
+# hack/tools/compat/<minor> pins that minor's latest patch; built once into bin/compat/<minor>.
+COMPAT_MINORS := v1.34 v1.35 v1.36
+COMPAT_TOOLS  := $(foreach m,$(COMPAT_MINORS),$(BIN)/compat/$(m)/kube-apiserver $(BIN)/compat/$(m)/kube-controller-manager)
+
+compat-tools: $(COMPAT_TOOLS) ## Build kube-apiserver and kube-controller-manager of 1.34, 1.35 and 1.36 into bin/compat/ (once; ~4 min each cold).
+
+$(BIN)/compat/%/kube-apiserver $(BIN)/compat/%/kube-controller-manager: hack/tools/compat/%/go.mod
+	@v=$$(awk '$$1 == "require" && $$2 == "k8s.io/kubernetes" { print $$3 }' hack/tools/compat/$*/go.mod); \
+	 minor=$$(echo $$v | cut -d. -f2); \
+	 flags="-X k8s.io/component-base/version.gitVersion=$$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$minor"; \
+	 for cmd in kube-apiserver kube-controller-manager; do \
+	   echo ">> building $$cmd $$v (hack/tools/compat/$*)"; \
+	   (cd hack/tools/compat/$* && ../../../with-progress.sh "$$cmd $$v" $(GO) build -trimpath -ldflags "$$flags" -o $(BIN)/compat/$*/$$cmd k8s.io/kubernetes/cmd/$$cmd); \
+	 done
+
+test-compat: tools build compat-tools ## The compatibility suite against kube-apiserver 1.34, 1.35, 1.36 and 1.37 (docs/compatibility.md; not part of make test). COMPAT_VERSIONS narrows it.
+	@hack/test-compat.sh
+
+HELM_VERSION := $(shell awk '$$1 == "require" && $$2 == "helm.sh/helm/v4" { print $$3 }' hack/tools/helm/go.mod)
+
+$(BIN)/helm: hack/tools/helm/go.mod
+	@echo ">> building helm $(HELM_VERSION) (hack/tools/helm, ~2.5 min cold)"
+	@cd hack/tools/helm && ../../with-progress.sh helm $(GO) build -trimpath -ldflags "-X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)" -o $@ helm.sh/helm/v4/cmd/helm
 
 $(BIN)/kwok:
 	@echo ">> building kwok $(KWOK_VERSION)"
@@ -111,7 +136,7 @@ image: $(BIN)/phalanx-scheduler ## The phalanx-scheduler image (static binary on
 	@docker build -q -f hack/Dockerfile --build-arg VERSION=$(VERSION) -t $(IMAGE) .run/image >/dev/null
 	@echo "$(IMAGE)"
 
-test-kind: tools build $(BIN)/kind ## A kind cluster (real kubelets, fake GPUs, Phalanx from its image) and the e2e suite on it; ARGS=--down removes it. Needs root for Docker.
+test-kind: tools build $(BIN)/kind $(BIN)/helm ## A kind cluster (real kubelets, fake GPUs, Phalanx from its image) and the e2e suite on it; ARGS=--down removes it. Needs root for Docker.
 	@hack/kind-up.sh $(ARGS)
 
 $(BIN)/controller-gen:
@@ -130,7 +155,7 @@ verify: $(BIN)/controller-gen $(CODEGEN_TOOLS) ## Fail on stale generated code (
 
 test: verify test-unit test-integration test-e2e ## All checks and tests: verify, unit, integration (real apiserver) and e2e.
 
-test-unit: ## Unit tests (no control plane).
+test-unit: $(BIN)/helm ## Unit tests (no control plane; the Helm chart's checks use bin/helm).
 	@echo ">> unit tests"
 	@hack/test-summary.sh $(GO) test $(GOFLAGS_M) -count=1 $$($(GO) list $(GOFLAGS_M) ./... | grep -v -E '/test/(integration|e2e|perf)')
 

@@ -10,12 +10,12 @@ export GOFLAGS=-mod=vendor
 
 echo ">> controller-gen: deepcopy"
 "$bin/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/... paths=./pkg/scheduler/apis/...
-echo ">> controller-gen: CRDs -> manifests/crds"
-rm -f manifests/crds/*.yaml
+echo ">> controller-gen: CRDs -> manifests/helm/phalanx/files/crds"
+rm -f manifests/helm/phalanx/files/crds/*.yaml
 # Descriptions are dropped: with the full PodSpec schema they make the PodCliqueSet CRD too
 # large for client-side `kubectl apply` (262144-byte annotation limit). allowDangerousTypes: PodGang
 # status.placementScore is a float in the Grove API, kept for compatibility.
-"$bin/controller-gen" crd:maxDescLen=0,allowDangerousTypes=true paths=./pkg/apis/... output:crd:artifacts:config=manifests/crds
+"$bin/controller-gen" crd:maxDescLen=0,allowDangerousTypes=true paths=./pkg/apis/... output:crd:artifacts:config=manifests/helm/phalanx/files/crds
 
 groups=(grove/v1alpha1 scheduler/v1alpha1 scheduling/v1alpha1)
 inputs=(); pkgs=()

@@ -26,7 +26,7 @@ copy="$tmp/tree"
 mkdir -p "$copy"
 printf '%s\0' "${present[@]}" | xargs -0 cp --parents -t "$copy"
 PHALANX_BIN_DIR="$bin" "$copy/hack/update-codegen.sh" >"$tmp/codegen.log" 2>&1 || { cat "$tmp/codegen.log"; fail "make generate failed in the copy"; }
-for p in pkg/apis pkg/scheduler/apis pkg/client manifests/crds; do
+for p in pkg/apis pkg/scheduler/apis pkg/client manifests/helm/phalanx/files/crds; do
   if ! diff -r -q "$p" "$copy/$p" >/dev/null 2>&1; then
     fail "stale generated files under $p (run make generate and commit):"
     diff -r -q "$p" "$copy/$p" || true

@@ -73,10 +73,10 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"result"})
 	// MembersReplaced counts finished members (evicted, shut down, exited) deleted to be
-	// recreated at their index.
+	// recreated at their index, and members released from a lost node (controller/lost.go).
 	MembersReplaced = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: namespace, Name: "members_replaced_total",
-		Help:           "PodCliqueSet pods that finished (phase Failed or Succeeded) and were deleted to be recreated at their index, by reason: Evicted, NodeShutdown, Succeeded, Failed.",
+		Help:           "PodCliqueSet pods deleted to be recreated at their index, by reason: finished (phase Failed or Succeeded) as Evicted, NodeShutdown, Succeeded, Failed; or left terminating on a lost node past their deletion deadline, NodeLost.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
 	// ReservationBlockedPods counts pods kept off capacity held for replacements.
@@ -137,6 +137,13 @@ var (
 		Help:           "PodCliqueSet controller passes that failed, by API error reason (conflicts not counted).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
+	// ServerFeatureDisabled is 1 for each scheduler feature gate turned off at start because
+	// the API server does not serve the API it needs (an older minor; docs/compatibility.md).
+	ServerFeatureDisabled = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Name: "server_feature_disabled",
+		Help:           "Scheduler feature gates turned off at start because the API server does not serve their API (1 per gate).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature"})
 )
 
 var registerOnce sync.Once
@@ -146,7 +153,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors)
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled)
 	})
 }
 

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -44,6 +46,11 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	}
 	c, err := opts.Config(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	// Before scheduler.New builds its informers: an informer of an API the server lacks
+	// would never sync, and the scheduler would wait for it without scheduling anything.
+	if _, err := AdaptToServer(ctx, c.Client.Discovery(), utilfeature.DefaultMutableFeatureGate, 30*time.Second); err != nil {
 		return nil, nil, err
 	}
 	if !so.MemberScheduledEvents {

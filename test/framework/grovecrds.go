@@ -26,7 +26,7 @@ func WriteGroveShapedCRDs(root, dir string) error {
 		return err
 	}
 	for _, name := range groveCRDFiles {
-		raw, err := os.ReadFile(filepath.Join(root, "manifests", "crds", name))
+		raw, err := os.ReadFile(filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds", name))
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -134,4 +136,83 @@ func waitEstablished(ctx context.Context, dyn dynamic.Interface, name string) er
 		}
 		return false, nil
 	})
+}
+
+// HelmBinary is bin/helm (make bin/helm builds it from hack/tools/helm), or an error that says
+// how to get it.
+func HelmBinary(root string) (string, error) {
+	bin := filepath.Join(root, "bin", "helm")
+	if d := os.Getenv("PHALANX_BIN_DIR"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "helm")); err == nil {
+			bin = filepath.Join(d, "helm")
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("%s: %w (make bin/helm builds it)", bin, err)
+	}
+	return bin, nil
+}
+
+// ChartDir is the Helm chart of Phalanx.
+func ChartDir(root string) string { return filepath.Join(root, "manifests", "helm", "phalanx") }
+
+// RenderChart runs helm template on the chart with the release namespace and --set values,
+// and returns its objects in order. A refused value comes back as helm's message.
+func RenderChart(ctx context.Context, root, namespace string, set ...string) ([]*unstructured.Unstructured, error) {
+	helm, err := HelmBinary(root)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"template", "phalanx", ChartDir(root), "--namespace", namespace}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, helm, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	var out []*unstructured.Unstructured
+	for i, doc := range bytes.Split(stdout.Bytes(), []byte("\n---\n")) {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(bytes.TrimPrefix(doc, []byte("---\n")), &obj.Object); err != nil {
+			return nil, fmt.Errorf("helm template document %d: %w", i, err)
+		}
+		if len(obj.Object) > 0 {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// SchedulerOnlyViolations lists what the scheduler-only install (manifests/scheduler-only, the
+// chart's mode schedulerOnly) must not contain: a CRD, a webhook configuration, RBAC on
+// grove.io objects, or a Deployment that runs the controller or the webhooks.
+func SchedulerOnlyViolations(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		what := o.GetKind() + " " + o.GetName()
+		switch o.GetKind() {
+		case "CustomResourceDefinition", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+			out = append(out, "installs "+what)
+		case "ClusterRole", "Role":
+			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			for _, r := range rules {
+				groups, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "apiGroups")
+				for _, g := range groups {
+					if g == "grove.io" {
+						out = append(out, fmt.Sprintf("%s grants access to grove.io objects: %v", what, r))
+					}
+				}
+			}
+		case "Deployment":
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+			if joined := strings.Join(args, " "); !strings.Contains(joined, "--controller-workers=0") || !strings.Contains(joined, "--webhook-port=0") {
+				out = append(out, fmt.Sprintf("%s args %v: want --controller-workers=0 and --webhook-port=0", what, args))
+			}
+		}
+	}
+	return out
 }

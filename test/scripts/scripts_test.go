@@ -4,6 +4,7 @@
 package scripts
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,13 @@ func TestKindUpDryRun(t *testing.T) {
 	if err != nil || strings.Contains(string(noTest), "go test") {
 		t.Errorf("--no-test still runs the suite (err %v):\n%s", err, noTest)
 	}
+	if strings.Contains(text, "-run ") {
+		t.Errorf("the full run selects tests:\n%s", text)
+	}
+	real, err := exec.Command(filepath.Join(r, "hack", "kind-up.sh"), "--dry-run", "--real-only").CombinedOutput()
+	if err != nil || !strings.Contains(string(real), "-run ^TestKind "+filepath.Join(r, "test", "e2e")) {
+		t.Errorf("--real-only does not run just the real-cluster tests (err %v):\n%s", err, real)
+	}
 	bad, err := exec.Command(filepath.Join(r, "hack", "kind-up.sh"), "--frobnicate").CombinedOutput()
 	if err == nil || !strings.Contains(string(bad), "unknown argument: --frobnicate") {
 		t.Errorf("an unknown flag: err %v, %s", err, bad)
@@ -80,13 +88,17 @@ func TestShellcheck(t *testing.T) {
 func TestKindOverlay(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
-		t.Skip("kubectl not installed")
+		kubectl = filepath.Join(root(t), "bin", "node", "kubectl") // make kind-binaries
+		if _, err := os.Stat(kubectl); err != nil {
+			t.Skip("kubectl not installed (nor bin/node/kubectl)")
+		}
 	}
 	out, err := exec.Command(kubectl, "kustomize", filepath.Join(root(t), "hack", "kind")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl kustomize hack/kind: %v\n%s", err, out)
 	}
-	for _, want := range []string{"name: fakegpu", "key: phalanx.dev/kind-gpu", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "name: phalanx-scheduler"} {
+	for _, want := range []string{"name: fakegpu", "key: phalanx.dev/kind-gpu", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "name: phalanx-scheduler",
+		"- key: phalanx.dev/fake-node\n                operator: DoesNotExist"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("hack/kind renders without %q:\n%s", want, out)
 		}
