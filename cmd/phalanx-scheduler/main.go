@@ -29,6 +29,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/phalanx-sched/phalanx/pkg/admission"
+	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	phalanxserver "github.com/phalanx-sched/phalanx/pkg/server"
 	"github.com/phalanx-sched/phalanx/pkg/version"
@@ -77,9 +78,10 @@ func removeDefaultConfig() {
 }
 
 var (
-	controllerWorkers = 4
-	setup             phalanxserver.SetupOptions
-	webhooks          = admission.WebhookOptions{
+	controllerOpts   = phalanxserver.DefaultControllerOptions()
+	releaseLostAfter = controller.DefaultReleaseLostMembersAfter
+	setup            phalanxserver.SetupOptions
+	webhooks         = admission.WebhookOptions{
 		BindAddress:   "0.0.0.0",
 		Port:          9443,
 		Secret:        "phalanx-system/phalanx-webhook-tls",
@@ -111,7 +113,10 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	pfs := nfs.FlagSet("phalanx")
 	pfs.StringSlice("scheduler-names", []string{scheduler.SchedulerName}, "built-in configuration only: the spec.schedulerName values Phalanx serves, one identical profile each (e.g. phalanx-scheduler,lpx-scheduler to stand in for Grove's lpx backend)")
 	pfs.BoolVar(&setup.MemberScheduledEvents, "member-scheduled-events", false, "also write kube-scheduler's per-pod Scheduled event for gang members placed with their gang's quorum (by default the gang's own Scheduled event names them and their nodes: one API write less per member)")
-	pfs.IntVar(&controllerWorkers, "controller-workers", controllerWorkers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
+	pfs.IntVar(&controllerOpts.Workers, "controller-workers", controllerOpts.Workers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
+	pfs.Float32Var(&controllerOpts.QPS, "controller-kube-api-qps", controllerOpts.QPS, "queries per second of the PodCliqueSet controller's own API client (separate from the scheduler's --kube-api-qps, so that a large bring-up does not slow binds)")
+	pfs.IntVar(&controllerOpts.Burst, "controller-kube-api-burst", controllerOpts.Burst, "burst of the PodCliqueSet controller's own API client")
+	pfs.DurationVar(&releaseLostAfter, "release-lost-members-after", releaseLostAfter, "how long after its deletion deadline a PodCliqueSet pod still terminating on a node that is not Ready (kubelet gone) is removed so that its index is recreated elsewhere; negative: never (it waits for the node, the pod garbage collector or an administrator)")
 	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
 	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
 	pfs.StringVar(&webhooks.CertDir, "webhook-cert-dir", webhooks.CertDir, "directory with tls.crt and tls.key for the webhook server (e.g. a cert-manager Secret); empty: a self-managed certificate kept in --webhook-secret")
@@ -155,8 +160,8 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 		return fmt.Errorf("starting the webhooks: %w", err)
 	}
 	var tasks []phalanxserver.LeaderTask
-	if controllerWorkers > 0 {
-		ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerWorkers, nil)
+	if controllerOpts.Workers > 0 {
+		ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerOpts, func(c *controller.Controller) { c.SetReleaseLostMembersAfter(releaseLostAfter) })
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@
 package admission
 
 import (
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -65,27 +64,19 @@ func Default(pcs *grovev1.PodCliqueSet) {
 		for i := range spec.Template.Cliques {
 			c := &spec.Template.Cliques[i]
 			if !inGroup[c.Name] {
-				c.UpdateStrategy = defaultComponent(fromRollingUpdate(c.UpdateStrategy, c.RollingUpdate))
+				c.UpdateStrategy = defaultComponent(c.UpdateStrategy, c.RollingUpdate)
 			}
 		}
 		for i := range spec.Template.PodCliqueScalingGroupConfigs {
 			g := &spec.Template.PodCliqueScalingGroupConfigs[i]
-			g.UpdateStrategy = defaultComponent(fromRollingUpdate(g.UpdateStrategy, g.RollingUpdate))
+			g.UpdateStrategy = defaultComponent(g.UpdateStrategy, g.RollingUpdate)
 		}
 	case grovev1.ReplicaRecreateStrategyType, grovev1.CoherentStrategyType:
+		surge, unavailable := grovev1.SetBudgets(us)
 		if us.RollingUpdate == nil {
 			us.RollingUpdate = &grovev1.RollingUpdateBudget{}
 		}
-		if us.RollingUpdate.MaxUnavailable == nil {
-			unavailable := intstr.FromInt32(1)
-			if us.Type == grovev1.CoherentStrategyType {
-				unavailable = grovev1.CoherentDefaultMaxUnavailable(us.RollingUpdate.MaxSurge)
-			}
-			us.RollingUpdate.MaxUnavailable = ptr.To(unavailable)
-		}
-		if us.RollingUpdate.MaxSurge == nil {
-			us.RollingUpdate.MaxSurge = ptr.To(intstr.FromInt32(0))
-		}
+		us.RollingUpdate.MaxSurge, us.RollingUpdate.MaxUnavailable = &surge, &unavailable
 		for i := range spec.Template.Cliques {
 			if isDefaultComponent(spec.Template.Cliques[i].UpdateStrategy) {
 				spec.Template.Cliques[i].UpdateStrategy = nil
@@ -99,34 +90,19 @@ func Default(pcs *grovev1.PodCliqueSet) {
 	}
 }
 
-// fromRollingUpdate is s with Grove's rollingUpdate.maxUnavailable where s leaves
-// maxUnavailable unset.
-func fromRollingUpdate(s *grovev1.ComponentUpdateStrategy, ru *grovev1.RollingUpdateConfiguration) *grovev1.ComponentUpdateStrategy {
-	if ru == nil || ru.MaxUnavailable == nil || (s != nil && s.MaxUnavailable != nil) {
-		return s
-	}
+// defaultComponent is s with the budgets the controller reads (grovev1.ComponentBudgets:
+// Grove's rollingUpdate.maxUnavailable where s leaves maxUnavailable unset, then 0/1) written.
+func defaultComponent(s *grovev1.ComponentUpdateStrategy, grove *grovev1.RollingUpdateConfiguration) *grovev1.ComponentUpdateStrategy {
+	surge, unavailable := grovev1.ComponentBudgets(s, grove)
 	if s == nil {
 		s = &grovev1.ComponentUpdateStrategy{}
 	}
-	s.MaxUnavailable = ptr.To(intstr.FromInt32(*ru.MaxUnavailable))
-	return s
-}
-
-func defaultComponent(s *grovev1.ComponentUpdateStrategy) *grovev1.ComponentUpdateStrategy {
-	if s == nil {
-		s = &grovev1.ComponentUpdateStrategy{}
-	}
-	if s.MaxUnavailable == nil {
-		s.MaxUnavailable = ptr.To(intstr.FromInt32(1))
-	}
-	if s.MaxSurge == nil {
-		s.MaxSurge = ptr.To(intstr.FromInt32(0))
-	}
+	s.MaxSurge, s.MaxUnavailable = &surge, &unavailable
 	return s
 }
 
 // isDefaultComponent reports whether s is exactly what Default sets under RollingUpdate.
 func isDefaultComponent(s *grovev1.ComponentUpdateStrategy) bool {
 	return s != nil && s.MaxUnavailable != nil && s.MaxSurge != nil &&
-		*s.MaxUnavailable == intstr.FromInt32(1) && *s.MaxSurge == intstr.FromInt32(0)
+		*s.MaxUnavailable == grovev1.DefaultComponentMaxUnavailable && *s.MaxSurge == grovev1.DefaultComponentMaxSurge
 }

@@ -7,12 +7,14 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -22,16 +24,26 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
-// applier applies one pass's differences for one PodCliqueSet.
+// deleteWorkers bounds the pod deletions of one pass that are in flight at once.
+const deleteWorkers = 16
+
+// applier applies one pass's differences for one PodCliqueSet. Pods are created and deleted
+// in parallel (batch.go); mu guards the counts.
+// key is the PodCliqueSet's queue key (namespace/name), which its expectations are kept by.
+func (a *applier) key() string { return cache.MetaObjectToName(a.pcs).String() }
+
 type applier struct {
 	c       *Controller
 	ctx     context.Context
 	pcs     *grovev1.PodCliqueSet
+	mu      sync.Mutex
 	created map[string]int
 	deleted map[string]int
 }
 
 func (a *applier) afterCreate(kind string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.created == nil {
 		a.created = map[string]int{}
 	}
@@ -169,6 +181,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 	}
 	wantPods := map[string]bool{}
+	var toCreate []*corev1.Pod
 	for _, p := range want.Pods {
 		wantPods[p.Name] = true
 		if obs.pods[p.Name] != nil {
@@ -193,12 +206,19 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 		pod := p.DeepCopy()
 		pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, grovev1.SchemeGroupVersion.WithKind("PodClique"))}
-		if _, err := c.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); ignoreExists(err) != nil {
-			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
+		toCreate = append(toCreate, pod)
+	}
+	if err := slowStart(len(toCreate), func(i int) error {
+		_, err := c.kube.CoreV1().Pods(ns).Create(ctx, toCreate[i], metav1.CreateOptions{})
+		if ignoreExists(err) != nil {
+			return fmt.Errorf("creating pod %s: %w", toCreate[i].Name, err)
 		}
-		if err := a.afterCreate("Pod"); err != nil {
-			return err
+		if err == nil {
+			c.expect.created(a.key(), a.pcs.UID, toCreate[i].Name)
 		}
+		return a.afterCreate("Pod")
+	}); err != nil {
+		return err
 	}
 	for sg, replicas := range ro.deleteGroups {
 		for _, j := range replicas {
@@ -271,15 +291,22 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 	if err := a.keepPending(pending); err != nil {
 		return err
 	}
+	var replaced []*corev1.Pod
 	for name := range ro.deletes {
-		p := obs.pods[name]
-		if p == nil || p.DeletionTimestamp != nil {
-			continue
+		if p := obs.pods[name]; p != nil && p.DeletionTimestamp == nil {
+			replaced = append(replaced, p)
 		}
-		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
-			return fmt.Errorf("deleting pod %s to replace it: %w", name, err)
+	}
+	if err := parallel(len(replaced), deleteWorkers, func(i int) error {
+		p := replaced[i]
+		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			return fmt.Errorf("deleting pod %s to replace it: %w", p.Name, err)
 		}
+		c.expect.deleted(a.key(), a.pcs.UID, p)
 		a.countDelete("Pod")
+		return nil
+	}); err != nil {
+		return err
 	}
 	if err := a.deleteUnwanted(obs, want, wantPods); err != nil {
 		return err
@@ -303,11 +330,16 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 		return index.Parse(surplus[i].Labels[grovev1.LabelPodCliquePodIndex]) > index.Parse(surplus[j].Labels[grovev1.LabelPodCliquePodIndex])
 	})
-	for _, p := range surplus {
+	if err := parallel(len(surplus), deleteWorkers, func(i int) error {
+		p := surplus[i]
 		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
 			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
 		}
+		c.expect.deleted(a.key(), a.pcs.UID, p)
 		a.countDelete("Pod")
+		return nil
+	}); err != nil {
+		return err
 	}
 	wg, wc, wsg, ws := nameSet(want.PodGangs), nameSet(want.Cliques), nameSet(want.ScalingGroups), nameSet(want.Services)
 	var errs []error
@@ -372,6 +404,8 @@ func (a *applier) deleteObject(kind, name string, uid types.UID, del func(metav1
 }
 
 func (a *applier) countDelete(kind string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.deleted == nil {
 		a.deleted = map[string]int{}
 	}

@@ -56,21 +56,9 @@ func coherent(pcs *grovev1.PodCliqueSet) bool {
 // surges and the SurgeBlocked condition).
 func coherentUnitName(pcs string, r int) string { return fmt.Sprintf("%s-%d-slices", pcs, r) }
 
-// coherentBudgets are the PodCliqueSet-level budgets in slices, with the webhook's defaults
-// where they are unset (maxSurge 0; grovev1.CoherentDefaultMaxUnavailable).
+// coherentBudgets are the PodCliqueSet-level budgets in slices (grovev1.SetBudgets).
 func coherentBudgets(pcs *grovev1.PodCliqueSet) (maxSurge, maxUnavailable intstr.IntOrString) {
-	ru := pcs.Spec.UpdateStrategy.RollingUpdate
-	if ru == nil {
-		ru = &grovev1.RollingUpdateBudget{}
-	}
-	maxSurge, maxUnavailable = intstr.FromInt32(0), grovev1.CoherentDefaultMaxUnavailable(ru.MaxSurge)
-	if ru.MaxSurge != nil {
-		maxSurge = *ru.MaxSurge
-	}
-	if ru.MaxUnavailable != nil {
-		maxUnavailable = *ru.MaxUnavailable
-	}
-	return maxSurge, maxUnavailable
+	return grovev1.SetBudgets(pcs.Spec.UpdateStrategy)
 }
 
 // coherentReplicas are the replicas as the Coherent planner takes them: the same units, the

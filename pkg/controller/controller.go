@@ -9,6 +9,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,13 +60,21 @@ type Controller struct {
 
 	// admitter, when set, is asked before every surge member is created.
 	admitter surge.Admitter
-	// nodeFactory feeds the node informer that retries blocked surges (only with surge).
+	// nodeFactory feeds the node cache: lost nodes (releaseLost) and, with surge admission,
+	// the retries of blocked surges.
 	nodeFactory kubeinformers.SharedInformerFactory
+	nodes       corelisters.NodeLister
+	// releaseLostAfter is how long after its deletion deadline a member on a lost node is
+	// released; negative: never (lost.go).
+	releaseLostAfter time.Duration
 
 	// updates tracks, per PodCliqueSet, whether it is updating and whether it is stalled (for
 	// the gauges).
 	updatesMu sync.Mutex
 	updates   map[string]updateState
+
+	// expect holds the pod writes of earlier passes the pod cache has not shown yet.
+	expect *expectations
 
 	// Hooks are set by previews and tests before Run (hooks.go).
 	Hooks
@@ -88,12 +97,39 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		pods:      kf.Core().V1().Pods().Lister(),
 		services:  kf.Core().V1().Services().Lister(),
 		revisions: kf.Apps().V1().ControllerRevisions().Lister(),
+		expect:    newExpectations(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
 		now:     time.Now,
 		updates: map[string]updateState{},
+
+		releaseLostAfter: DefaultReleaseLostMembersAfter,
 	}
 	metrics.Register()
+	c.nodeFactory = kubeinformers.NewSharedInformerFactory(kube, 0)
+	nodeInformer := c.nodeFactory.Core().V1().Nodes().Informer()
+	// Only readiness, allocatable, schedulability and taints are read: the rest of a node (its
+	// images, volumes, managed fields) is not kept twice in the scheduler's process.
+	_ = nodeInformer.SetTransform(trimNode)
+	c.nodes = c.nodeFactory.Core().V1().Nodes().Lister()
+	_, _ = nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*corev1.Node)
+			n, ok2 := newObj.(*corev1.Node)
+			if ok1 && ok2 && !lost(o) && lost(n) {
+				c.enqueueTerminatingOn(n.Name)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if n, ok := obj.(*corev1.Node); ok {
+				c.enqueueTerminatingOn(n.Name)
+			}
+		},
+	})
+	c.synced = append(c.synced, nodeInformer.HasSynced)
 	setHandler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSet,
 		UpdateFunc: func(_, o any) { c.enqueueSet(o) },
@@ -129,7 +165,6 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 // schedulability, and at least every 5 seconds while the update is under way. Call before Run.
 func (c *Controller) SetSurgeAdmitter(a surge.Admitter) {
 	c.admitter = a
-	c.nodeFactory = kubeinformers.NewSharedInformerFactory(c.kube, 0)
 	inf := c.nodeFactory.Core().V1().Nodes().Informer()
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { c.retryBlockedSurges() },
@@ -142,7 +177,19 @@ func (c *Controller) SetSurgeAdmitter(a surge.Admitter) {
 			}
 		},
 	})
-	c.synced = append(c.synced, inf.HasSynced)
+}
+
+// trimNode is the node cache's transform: it keeps what the controller reads.
+func trimNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil // a tombstone
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable, Taints: n.Spec.Taints},
+		Status:     corev1.NodeStatus{Allocatable: n.Status.Allocatable, Conditions: n.Status.Conditions},
+	}, nil
 }
 
 // retryBlockedSurges enqueues every PodCliqueSet whose status says a surge waits for capacity.
@@ -203,9 +250,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 func (c *Controller) StartInformers(ctx context.Context) error {
 	c.kubeFactory.Start(ctx.Done())
 	c.phalanxFactory.Start(ctx.Done())
-	if c.nodeFactory != nil {
-		c.nodeFactory.Start(ctx.Done())
-	}
+	c.nodeFactory.Start(ctx.Done())
 	if !cache.WaitForNamedCacheSync("podcliqueset", ctx.Done(), c.synced...) {
 		return fmt.Errorf("podcliqueset controller: caches did not sync")
 	}
@@ -222,9 +267,7 @@ func (c *Controller) Informers() (kubeinformers.SharedInformerFactory, externalv
 func (c *Controller) shutdownInformers() {
 	c.kubeFactory.Shutdown()
 	c.phalanxFactory.Shutdown()
-	if c.nodeFactory != nil {
-		c.nodeFactory.Shutdown()
-	}
+	c.nodeFactory.Shutdown()
 }
 
 func (c *Controller) worker(ctx context.Context) {
@@ -273,5 +316,38 @@ func (c *Controller) reportFailure(key string, err error) {
 	}
 	if pcs, getErr := c.sets.PodCliqueSets(ns).Get(name); getErr == nil {
 		c.recorder.Eventf(pcs, corev1.EventTypeWarning, ReasonReconcileFailed, "%v (retried with backoff)", err)
+		c.recordLastError(pcs, reason, err)
 	}
+}
+
+// recordLastError writes the failure into status.lastErrors, as Grove's operator does (the
+// next pass that succeeds empties it: setStatus). The same error repeated by the retries
+// keeps its first observedAt and costs no write. Best effort: a failed write is logged; the
+// event and the metric already report the failure.
+func (c *Controller) recordLastError(pcs *grovev1.PodCliqueSet, reason string, err error) {
+	want := grovev1.LastError{Code: "ERR_" + strings.ToUpper(snake(reason)), Description: err.Error()}
+	if l := pcs.Status.LastErrors; len(l) == 1 && l[0].Code == want.Code && l[0].Description == want.Description {
+		return
+	}
+	want.ObservedAt = metav1.NewTime(c.now())
+	cp := pcs.DeepCopy()
+	cp.Status.LastErrors = []grovev1.LastError{want}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, werr := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, cp, metav1.UpdateOptions{}); werr != nil && !apierrors.IsConflict(werr) {
+		klog.FromContext(ctx).V(2).Info("Could not record the failure in status.lastErrors", "podCliqueSet", klog.KObj(pcs), "err", werr)
+	}
+}
+
+// snake turns an API reason (RequestEntityTooLarge) into upper-case words joined by
+// underscores once upper-cased (REQUEST_ENTITY_TOO_LARGE).
+func snake(reason string) string {
+	var b strings.Builder
+	for i, r := range reason {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -65,6 +66,7 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 		if err != nil {
 			return fmt.Errorf("deleting finished pod %s/%s: %w", pcs.Namespace, name, err)
 		}
+		c.expect.deleted(cache.MetaObjectToName(pcs).String(), pcs.UID, p)
 		metrics.MembersReplaced.WithLabelValues(reason).Inc()
 		detail := p.Status.Reason
 		if p.Status.Message != "" {

@@ -9,8 +9,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -23,6 +25,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.trackUpdate(key, updateState{})
+		c.expect.forget(key)
 		return nil // owner references let the garbage collector remove the children
 	}
 	if err != nil {
@@ -35,8 +38,27 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	// The cache must show this controller's own pod writes before a pass plans from it.
+	awaited, expired := c.expect.awaited(key, pcs.UID, obs.pods)
+	if len(expired) > 0 {
+		klog.FromContext(ctx).Info("Gave up waiting for the pod cache to show earlier writes; planning without them", "podCliqueSet", key, "pods", expired, "after", update.ExpectationsTTL)
+	}
+	if len(awaited) > 0 {
+		klog.FromContext(ctx).V(4).Info("Waiting for the pod cache to show this controller's writes", "podCliqueSet", key, "pods", awaited)
+		// Their watch events enqueue the set; the delay covers an event that never comes.
+		c.queue.AddAfter(key, time.Second)
+		return nil
+	}
 	if err := c.replaceFinished(ctx, pcs, obs); err != nil {
 		return err
+	}
+	releaseIn, err := c.releaseLost(ctx, pcs, obs)
+	if err != nil {
+		return err
+	}
+	if releaseIn > 0 {
+		// No event marks the deadline of a member on a lost node: look again then.
+		c.queue.AddAfter(key, releaseIn)
 	}
 	in, err := c.rolloutInputs(pcs, obs)
 	if err != nil {

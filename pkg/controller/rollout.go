@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -181,17 +180,9 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 				continue
 			}
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
-			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name],
-				MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
+			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name]}
+			u.MaxSurge, u.MaxUnavailable = grovev1.ComponentBudgets(c.UpdateStrategy, c.RollingUpdate)
 			u.MinAvailable = min(int(workload.CliqueMinAvailable(c)), u.Desired)
-			if s := c.UpdateStrategy; s != nil {
-				if s.MaxSurge != nil {
-					u.MaxSurge = *s.MaxSurge
-				}
-				if s.MaxUnavailable != nil {
-					u.MaxUnavailable = *s.MaxUnavailable
-				}
-			}
 			for _, p := range byClique[name] {
 				u.Members = append(u.Members, update.Member{
 					Index:       index.Parse(p.Labels[grovev1.LabelPodCliquePodIndex]),
@@ -350,21 +341,13 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 
 // replicasUnit is the PodCliqueSet replicas as one update unit (ReplicaRecreate): a replica is
 // at the target when every pod runs its clique's newest template, available when each of its
-// gangs has minAvailable Ready pods; the budgets are the PCS-level ones (default 1/0).
+// gangs has minAvailable Ready pods; the budgets are the PCS-level ones (grovev1.SetBudgets).
 //
 // Replicas below the partition (held) are at the target when their pods run the held
 // template.
 func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string, held int, heldHashes map[string]string) update.Unit {
-	u := update.Unit{Name: replicasUnitName, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes),
-		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1)}
-	if ru := pcs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		if ru.MaxSurge != nil {
-			u.MaxSurge = *ru.MaxSurge
-		}
-		if ru.MaxUnavailable != nil {
-			u.MaxUnavailable = *ru.MaxUnavailable
-		}
-	}
+	u := update.Unit{Name: replicasUnitName, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes)}
+	u.MaxSurge, u.MaxUnavailable = grovev1.SetBudgets(pcs.Spec.UpdateStrategy)
 	members := map[int]*update.Member{}
 	member := func(r int) *update.Member {
 		if members[r] == nil {
@@ -422,15 +405,8 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 		}
 	}
 	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
-		MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1), MinAvailable: int(workload.GroupMinAvailable(cfg))}
-	if s := cfg.UpdateStrategy; s != nil {
-		if s.MaxSurge != nil {
-			u.MaxSurge = *s.MaxSurge
-		}
-		if s.MaxUnavailable != nil {
-			u.MaxUnavailable = *s.MaxUnavailable
-		}
-	}
+		MinAvailable: int(workload.GroupMinAvailable(cfg))}
+	u.MaxSurge, u.MaxUnavailable = grovev1.ComponentBudgets(cfg.UpdateStrategy, cfg.RollingUpdate)
 	seen := map[int]bool{}
 	for _, p := range obs.pods {
 		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sgName {

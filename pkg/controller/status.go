@@ -109,6 +109,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 // held replicas below the update's partition: they keep an older revision on purpose).
 func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, now metav1.Time, conflicts []string, held int) grovev1.PodCliqueSetStatus {
 	st := *pcs.Status.DeepCopy()
+	st.LastErrors = nil // the status of a pass that applied everything: it failed nowhere
 	st.ObservedGeneration = ptr.To(pcs.Generation)
 	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name}).String())
 	replicas := map[string]bool{}

@@ -53,24 +53,44 @@ func runSims(t *testing.T, name string, sim func(seed int64) string) {
 	}
 }
 
-func simulate(seed int64) string {
-	r := rand.New(rand.NewSource(seed))
+// scenario is a random unit of a simulation: its budgets resolved, whether pods fail, and
+// the capacity (sometimes less room than the surge budget).
+type scenario struct {
+	u                       Unit
+	desired, surge, unavail int
+	failures                bool
+	capacity                int
+	roomForSurge            bool
+}
+
+func randomScenario(r *rand.Rand) (scenario, error) {
 	desired := r.Intn(7)
 	u := Unit{Name: "u", Desired: desired, Target: "new", MaxSurge: randBudget(r, desired), MaxUnavailable: randBudget(r, desired)}
 	surge, unavail, err := Budgets(u)
 	if err != nil {
-		return err.Error()
+		return scenario{}, err
 	}
 	failures := r.Intn(4) == 0
 	capacity := desired + surge
 	if r.Intn(3) == 0 {
-		capacity = desired + r.Intn(surge+1) // sometimes less room than the surge budget
+		capacity = desired + r.Intn(surge+1)
 	}
+	return scenario{u: u, desired: desired, surge: surge, unavail: unavail, failures: failures, capacity: capacity,
+		roomForSurge: capacity >= desired+surge || surge == 0}, nil
+}
+
+func simulate(seed int64) string {
+	r := rand.New(rand.NewSource(seed))
+	sc, err := randomScenario(r)
+	if err != nil {
+		return err.Error()
+	}
+	u, desired, surge, unavail, failures, capacity := sc.u, sc.desired, sc.surge, sc.unavail, sc.failures, sc.capacity
 	var members []*simMember
 	for i := 0; i < desired; i++ {
 		members = append(members, &simMember{Member: Member{Index: i, Revision: "old", Available: true}, placed: true})
 	}
-	roomForSurge := capacity >= desired+surge || surge == 0
+	roomForSurge := sc.roomForSurge
 	// Sometimes the update is paused for a while (updateStrategy.paused): no step of it then.
 	pauseFrom, pauseTo := -1, -1
 	if r.Intn(3) == 0 {

@@ -84,7 +84,7 @@ func MainE2E(m *testing.M, setup func(*Env) (cleanup func(), err error)) {
 	os.Exit(run(m, true, setup, ""))
 }
 
-// MainWithCRDs is Main with the CRDs of dir installed instead of manifests/crds (for example
+// MainWithCRDs is Main with the CRDs of dir installed instead of manifests/helm/phalanx/files/crds (for example
 // the Grove-shaped ones of GroveShapedCRDs, to share a cluster as Grove's operator would). It
 // always starts its own control plane (PHALANX_LOCAL_DIR is ignored) so that the CRDs of a
 // shared one are not replaced.
@@ -93,7 +93,7 @@ func MainWithCRDs(m *testing.M, dir string) {
 	os.Exit(run(m, false, nil, dir))
 }
 
-// run starts (or attaches to) the control plane, installs the CRDs of crdDir (manifests/crds
+// run starts (or attaches to) the control plane, installs the CRDs of crdDir (manifests/helm/phalanx/files/crds
 // when empty) unless setup deploys Phalanx itself, and runs the tests.
 func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDir string) int {
 	ctx := context.Background()
@@ -103,7 +103,7 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 		return 1
 	}
 	if crdDir == "" {
-		crdDir = filepath.Join(root, "manifests", "crds")
+		crdDir = filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds")
 	}
 	var cluster *localcluster.Cluster
 	external := os.Getenv("PHALANX_E2E_KUBECONFIG")
@@ -166,6 +166,14 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 	}
 	shared = &Env{Root: root, Cluster: cluster, Config: cluster.Config, Kube: kube, Phalanx: phalanx,
 		Kubeconfig: cluster.Kubeconfig, External: external != "" && setup != nil}
+	if external != "" {
+		// A cluster that outlives the test binary (kind) keeps what an interrupted run left:
+		// its pods would compete with this run's for the nodes the tests add.
+		if err := sweepLeftovers(ctx, kube, phalanx); err != nil {
+			fmt.Fprintf(os.Stderr, "removing what an earlier run left: %v\n", err)
+			return 1
+		}
+	}
 	if setup == nil {
 		dir, err := os.MkdirTemp("", "phalanx-harness-")
 		if err != nil {
@@ -213,13 +221,46 @@ func Context(t testing.TB) context.Context {
 	return ctx
 }
 
+// LabelTestNamespace marks the namespaces NewNamespace makes (sweepLeftovers finds them).
+const LabelTestNamespace = "phalanx.dev/test-namespace"
+
+// sweepLeftovers deletes, on a cluster the tests did not start, the test namespaces (their
+// pods at once) and the fake nodes that an earlier, interrupted run left behind.
+func sweepLeftovers(ctx context.Context, kube kubernetes.Interface, phalanx versioned.Interface) error {
+	nss, err := kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: LabelTestNamespace + "=true"})
+	if err != nil {
+		return err
+	}
+	for _, ns := range nss.Items {
+		_ = phalanx.GroveV1alpha1().PodCliqueSets(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = kube.CoreV1().Pods(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{})
+		if err := kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting namespace %s: %w", ns.Name, err)
+		}
+	}
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: localcluster.LabelFakeNode + "=true"})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes.Items {
+		if err := kube.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting node %s: %w", n.Name, err)
+		}
+	}
+	if len(nss.Items)+len(nodes.Items) > 0 {
+		fmt.Fprintf(os.Stderr, "removed %d test namespace(s) and %d fake node(s) an earlier run left\n", len(nss.Items), len(nodes.Items))
+	}
+	return nil
+}
+
 // NewNamespace creates a namespace for the test. At the end of the test its pods are deleted
 // at once (there is no kube-controller-manager to empty a terminating namespace).
 func (e *Env) NewNamespace(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t-%s", rand.String(6))
 	ctx := context.Background()
-	if _, err := e.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelTestNamespace: "true"}}}
+	if _, err := e.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
 	t.Cleanup(func() {

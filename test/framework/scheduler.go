@@ -38,6 +38,9 @@ type Phalanx struct {
 	Webhooks bool
 	// ReservationHold overrides the PodGang plugin's reservationHoldSeconds (default config only).
 	ReservationHold time.Duration
+	// ControllerOptions, when set, replace the tests' controller options (2 workers, QPS 100,
+	// burst 200), e.g. with server.DefaultControllerOptions() to measure the binary's defaults.
+	ControllerOptions *server.ControllerOptions
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -123,7 +126,11 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	}
 	var tasks []server.LeaderTask
 	if p.Controller {
-		task, err := server.ControllerTask(cc, sched, 2, p.Configure)
+		opts := server.ControllerOptions{Workers: 2, QPS: 100, Burst: 200}
+		if p.ControllerOptions != nil {
+			opts = *p.ControllerOptions
+		}
+		task, err := server.ControllerTask(cc, sched, opts, p.Configure)
 		if err != nil {
 			cancel()
 			t.Fatal(err)

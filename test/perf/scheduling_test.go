@@ -354,7 +354,7 @@ func stopScheduler(sched *exec.Cmd) (cpu, rssMiB float64) {
 func startCluster(t *testing.T, root, dir string, apiServerArgs ...string) (*localcluster.Cluster, kubernetes.Interface, versioned.Interface) {
 	t.Helper()
 	ctx := context.Background()
-	crds := filepath.Join(root, "manifests", "crds")
+	crds := filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds")
 	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), NoKwok: true, CRDDir: crds, APIServerArgs: apiServerArgs})
 	if err != nil {
 		t.Fatal(err)

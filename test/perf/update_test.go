@@ -65,24 +65,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 	var out []UpdateResult
 	for _, c := range cases {
 		c.pcs.Spec.Replicas = replicas
-		dir := t.TempDir()
-		cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"),
-			CRDDir: filepath.Join(root, "manifests", "crds")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := localcluster.InstallCRDs(ctx, cluster.Config, filepath.Join(root, "manifests", "crds")); err != nil {
-			t.Fatal(err)
-		}
-		cfg := *cluster.Config
-		cfg.QPS, cfg.Burst = 2000, 4000
-		env := &framework.Env{Root: root, Cluster: cluster, Config: &cfg, Kube: kubernetes.NewForConfigOrDie(&cfg), Phalanx: versioned.NewForConfigOrDie(&cfg), Kubeconfig: cluster.Kubeconfig}
-		if _, err := env.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := localcluster.CreateNodes(ctx, env.Kube, localcluster.DefaultNodeShape(nodes)); err != nil {
-			t.Fatal(err)
-		}
+		env, cluster := startUpdateCluster(t, root, nodes)
 		var mu sync.Mutex
 		passes, armed := 0, false
 		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Configure: func(ctrl *controller.Controller) {
@@ -151,6 +134,35 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 }
 
 // waitLong polls the PodCliqueSet and its Ready pods every 250 ms until done says so (20 min at most).
+// startUpdateCluster starts a local control plane with the CRDs, namespace ns and nodes
+// fake GPU nodes, and an admin Env on it with a client fast enough not to slow the
+// measurement. The caller stops the cluster.
+func startUpdateCluster(t *testing.T, root string, nodes int) (*framework.Env, *localcluster.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	crds := filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds")
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: t.TempDir(), BinDir: binDir(root), KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"), CRDDir: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := localcluster.InstallCRDs(ctx, cluster.Config, crds); err != nil {
+		cluster.Stop()
+		t.Fatal(err)
+	}
+	cfg := *cluster.Config
+	cfg.QPS, cfg.Burst = 2000, 4000
+	env := &framework.Env{Root: root, Cluster: cluster, Config: &cfg, Kube: kubernetes.NewForConfigOrDie(&cfg), Phalanx: versioned.NewForConfigOrDie(&cfg), Kubeconfig: cluster.Kubeconfig}
+	if _, err := env.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		cluster.Stop()
+		t.Fatal(err)
+	}
+	if err := localcluster.CreateNodes(ctx, env.Kube, localcluster.DefaultNodeShape(nodes)); err != nil {
+		cluster.Stop()
+		t.Fatal(err)
+	}
+	return env, cluster
+}
+
 func waitLong(t *testing.T, env *framework.Env, name string, done func(*grovev1.PodCliqueSet, int) bool) {
 	t.Helper()
 	framework.Eventually(t, 20*time.Minute, fmt.Sprintf("PodCliqueSet %s", name), func(ctx context.Context) (bool, error) {

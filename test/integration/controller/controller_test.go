@@ -448,8 +448,29 @@ func TestReconcileFailureReported(t *testing.T) {
 	if got := forbidden(); got <= before {
 		t.Errorf("phalanx_controller_reconcile_errors_total{reason=Forbidden} %v, was %v: the refusal not counted", got, before)
 	}
+	// status.lastErrors, as Grove's operator writes it: the refusal while it lasts.
+	framework.Eventually(t, wait, "status.lastErrors naming the quota", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "q", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if l := p.Status.LastErrors; len(l) == 1 && l[0].Code == "ERR_FORBIDDEN" && strings.Contains(l[0].Description, "exceeded quota: two-pods") && !l[0].ObservedAt.IsZero() {
+			return true, nil
+		}
+		return false, fmt.Errorf("lastErrors %+v", p.Status.LastErrors)
+	})
 	if _, err := env.Kube.CoreV1().ResourceQuotas(ns).Patch(ctx, "two-pods", types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"3"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, "q", 1, 3)
+	framework.Eventually(t, wait, "status.lastErrors emptied by a pass that succeeded", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "q", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if len(p.Status.LastErrors) == 0 {
+			return true, nil
+		}
+		return false, fmt.Errorf("lastErrors %+v", p.Status.LastErrors)
+	})
 }

@@ -1,0 +1,90 @@
+package perf
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/server"
+	"github.com/phalanx-sched/phalanx/test/framework"
+)
+
+// TestPerfBringUp measures a bring-up of 1,000 pods (125 PodCliqueSet replicas of a clique of
+// 8 whole-node pods, gangs of 8, on 1,000 fake nodes) by the controller's own client at the
+// binary's defaults (server.DefaultControllerOptions) against the binds of the scheduler in the same process: when the controller
+// created its first and last pod, when the scheduler bound its first and last, and the largest
+// number of created pods waiting for a bind. Not part of make perf's report; run it with
+// go test -mod=vendor -run TestPerfBringUp -v ./test/perf/ (-perf.quick: 100 pods).
+func TestPerfBringUp(t *testing.T) {
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas, nodes := int32(125), 1000
+	if *quick {
+		replicas, nodes = 13, 104
+	}
+	ctx := context.Background()
+	env, cluster := startUpdateCluster(t, root, nodes)
+	defer cluster.Stop()
+	defaults := server.DefaultControllerOptions()
+	stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, ControllerOptions: &defaults})
+	defer stop()
+
+	var mu sync.Mutex
+	created, bound := map[string]time.Duration{}, map[string]time.Duration{}
+	begin := time.Now()
+	stopWatch := env.WatchPods(t, ns, "b", func(pods map[string]corev1.Pod, changed *corev1.Pod) {
+		mu.Lock()
+		defer mu.Unlock()
+		at := time.Since(begin)
+		if _, ok := created[changed.Name]; !ok {
+			created[changed.Name] = at
+		}
+		if _, ok := bound[changed.Name]; !ok && changed.Spec.NodeName != "" {
+			bound[changed.Name] = at
+		}
+	})
+	defer stopWatch()
+	pcs := framework.Workers(ns, "b", 1, 0, 600)
+	pcs.Spec.Replicas = replicas
+	pcs.Spec.Template.Cliques[0].Spec.Replicas = 8
+	mu.Lock()
+	begin = time.Now()
+	mu.Unlock()
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	total := int(replicas) * 8
+	waitLong(t, env, "b", func(p *grovev1.PodCliqueSet, ready int) bool { return ready == total })
+	mu.Lock()
+	defer mu.Unlock()
+	c, b := sortedDurations(created), sortedDurations(bound)
+	backlog := 0
+	for i, j := 0, 0; i < len(c); i++ { // created pods not yet bound, at each create
+		for j < len(b) && b[j] <= c[i] {
+			j++
+		}
+		backlog = max(backlog, i+1-j)
+	}
+	t.Logf("bring-up of %d pods (%d gangs of 8) on %d nodes, controller QPS %.0f burst %d: created %s..%s (%.0f pods/s), bound %s..%s (%.0f pods/s); the last bind %s after the last create; at most %d created pods waiting for a bind",
+		total, replicas, nodes, defaults.QPS, defaults.Burst, c[0].Round(time.Millisecond), c[len(c)-1].Round(time.Millisecond), float64(len(c))/(c[len(c)-1]-c[0]).Seconds(),
+		b[0].Round(time.Millisecond), b[len(b)-1].Round(time.Millisecond), float64(len(b))/(b[len(b)-1]-b[0]).Seconds(),
+		(b[len(b)-1] - c[len(c)-1]).Round(time.Millisecond), backlog)
+}
+
+func sortedDurations(m map[string]time.Duration) []time.Duration {
+	out := make([]time.Duration, 0, len(m))
+	for _, d := range m {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
