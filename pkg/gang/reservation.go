@@ -2,10 +2,13 @@ package gang
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 )
@@ -54,6 +57,42 @@ func ReservationFromPodGang(pg *schedv1.PodGang) *Reservation {
 		out.Nodes[node] = ResourcesOf(rl)
 	}
 	return out
+}
+
+// Annotation is r as the value of the PodGang annotation phalanx.dev/reservation (the inverse
+// of ReservationFromPodGang).
+func (r *Reservation) Annotation() (string, error) {
+	out := schedv1.Reservation{Since: metav1.NewTime(r.Since), Nodes: make(map[string]v1.ResourceList, len(r.Nodes))}
+	for node, res := range r.Nodes {
+		out.Nodes[node] = v1.ResourceList{
+			v1.ResourceCPU:               *resource.NewMilliQuantity(res.MilliCPU, resource.DecimalSI),
+			v1.ResourceMemory:            *resource.NewQuantity(res.Memory, resource.BinarySI),
+			v1.ResourceName(ResourceGPU): *resource.NewQuantity(res.GPU, resource.DecimalSI),
+		}
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encoding reservation: %w", err)
+	}
+	return string(raw), nil
+}
+
+// DerivedReservation is the reservation gang k took over from the gang its spec names in
+// ReuseFrom (Grove's reuseReservationRef), nil when the gang carries its own or has none. It
+// lives only in this process: the PodGang status writer records it on the gang object, so that
+// a new leader holds the same capacity for the rest of the window.
+func (s *Store) DerivedReservation(k Key) *Reservation {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || e.spec == nil || e.spec.Reservation != nil || e.reused == nil {
+		return nil
+	}
+	r := &Reservation{Since: e.reused.Since, Nodes: make(map[string]Resources, len(e.reused.Nodes))}
+	for n, res := range e.reused.Nodes {
+		r.Nodes[n] = res
+	}
+	return r
 }
 
 // ResourcesOf reads a resource list in the terms of the rules.

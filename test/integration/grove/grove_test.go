@@ -24,6 +24,7 @@ import (
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/test/framework"
@@ -361,7 +362,7 @@ func TestPodGroupCRDInstalledLater(t *testing.T) {
 	env.StartPhalanx(t, framework.Phalanx{})
 
 	dir := t.TempDir()
-	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "crds", "scheduling.x-k8s.io_podgroups.yaml"))
+	raw, err := os.ReadFile(filepath.Join(env.Root, "manifests", "helm", "phalanx", "files", "crds", "scheduling.x-k8s.io_podgroups.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,12 +418,7 @@ func TestReuseReservationRefHonoured(t *testing.T) {
 	env.WaitGangBound(t, ns, old.Name, 2, wait)
 
 	// The competitor waits (no room) and records every bind it would get.
-	competitor := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "competitor"},
-		Spec: corev1.PodSpec{SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/batch:v1",
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}},
-	}
+	competitor := competitorPod(ns)
 	env.CreatePods(t, competitor)
 	framework.Eventually(t, wait, "the competitor found unschedulable", func(ctx context.Context) (bool, error) {
 		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{})
@@ -472,5 +468,94 @@ func TestReuseReservationRefHonoured(t *testing.T) {
 	}
 	if p.Spec.NodeName != "" {
 		t.Fatalf("the competitor took %s, freed by the replaced gang", p.Spec.NodeName)
+	}
+}
+
+// competitorPod is a plain pod of Phalanx's that wants a whole 8-GPU node: what a hold must
+// keep off the capacity it holds.
+func competitorPod(ns string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "competitor"},
+		Spec: corev1.PodSpec{SchedulerName: scheduler.SchedulerName, TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/batch:v1",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}},
+	}
+}
+
+// The footprint a replacement PodGang takes over through spec.reuseReservationRef is recorded
+// on it (annotation phalanx.dev/reservation), so that it survives a restart of the scheduler
+// between the old gang's deletion and the replacement's placement: the new process, which never
+// saw the old gang, still keeps a competitor off the freed nodes, the replacement lands there,
+// and `kubectl phalanx why` names the hold.
+func TestReuseReservationRefSurvivesRestart(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	nodes := env.AddNodes(t, framework.GPUNodes("reuserestart", 2))
+	stop := env.StartPhalanx(t, framework.Phalanx{ReservationHold: 5 * time.Minute})
+	gangs := env.Phalanx.SchedulerV1alpha1().PodGangs(ns)
+	old := framework.Gang{Namespace: ns, Name: "serve-0", Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2, GPUs: 8}}}
+	env.CreateGang(t, old)
+	env.WaitGangBound(t, ns, old.Name, 2, wait)
+
+	repl := framework.Gang{Namespace: ns, Name: "serve-0-1", Groups: old.Groups}
+	pg := repl.PodGang()
+	pg.Spec.ReuseReservationRef = &schedv1.NamespacedName{Namespace: ns, Name: old.Name}
+	if _, err := gangs.Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, wait, "the taken-over footprint recorded on "+repl.Name, func(ctx context.Context) (bool, error) {
+		g, err := gangs.Get(ctx, repl.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		r := gang.ReservationFromPodGang(g)
+		if r == nil {
+			return false, fmt.Errorf("annotations %v", g.Annotations)
+		}
+		for _, n := range nodes {
+			if r.Nodes[n].GPU != 8 {
+				return false, framework.Terminal(fmt.Errorf("recorded footprint %v: want 8 GPUs on each of %v", r.Nodes, nodes))
+			}
+		}
+		return true, nil
+	})
+	env.DeletePodsNow(t, ns, "grove.io/podgang="+old.Name)
+	if err := gangs.Delete(ctx, old.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stop() // the leader goes away; the new one never saw serve-0 or its pods
+	env.StartPhalanx(t, framework.Phalanx{ReservationHold: 5 * time.Minute})
+
+	competitor := competitorPod(ns)
+	env.CreatePods(t, competitor)
+	framework.Eventually(t, wait, "the competitor kept off the held nodes", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p.Spec.NodeName != "" {
+			return false, framework.Terminal(fmt.Errorf("after the restart the competitor took %s, held for %s", p.Spec.NodeName, repl.Name))
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	for _, p := range repl.Pods() {
+		env.CreatePods(t, p)
+	}
+	bound := env.WaitGangBound(t, ns, repl.Name, 2, wait)
+	if p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, competitor.Name, metav1.GetOptions{}); err != nil || p.Spec.NodeName != "" {
+		t.Fatalf("the competitor (err %v) took a node held for the replacement", err)
+	}
+	why, err := inspect.LoadWhy(ctx, env.Kube, env.Phalanx, ns, bound[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(why.Reservation, "held for its replacements") || !strings.Contains(why.Reservation, nodes[0]) {
+		t.Errorf("kubectl phalanx why: reservation %q, want the hold on %v", why.Reservation, nodes)
 	}
 }

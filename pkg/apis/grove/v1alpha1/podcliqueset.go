@@ -191,9 +191,9 @@ type ComponentUpdateStrategy struct {
 }
 
 // RollingUpdateConfiguration is Grove's per-component rolling-update configuration (grove#817).
-// Phalanx reads maxUnavailable as the component's updateStrategy.maxUnavailable (the webhook
-// copies it there when that is unset; both set must agree) and progressDeadline as a bound on
-// the PodCliqueSet's progress deadline.
+// Phalanx reads maxUnavailable as the component's updateStrategy.maxUnavailable where that is
+// unset (ComponentBudgets; the webhook also writes it there, and both set must agree) and
+// progressDeadline as a bound on the PodCliqueSet's progress deadline.
 type RollingUpdateConfiguration struct {
 	// MaxUnavailable is how many pods (standalone clique) or group replicas may be unavailable
 	// at once during an update.
@@ -420,14 +420,29 @@ type PodCliqueSetStatus struct {
 	// +optional
 	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
 	// CurrentGenerationHash is the revision of the template (Phalanx's controller writes it as
-	// Grove's does); LastErrors and PodGangStatuses are what Grove's operator writes here, kept
-	// as written.
+	// Grove's does).
 	// +optional
 	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
+	// LastErrors are the errors of the controller's last pass, as Grove's operator records them:
+	// set when a pass fails, emptied by the next pass that succeeds.
 	// +optional
-	LastErrors []GroveObject `json:"lastErrors,omitempty"`
+	LastErrors []LastError `json:"lastErrors,omitempty"`
+	// PodGangStatuses is in Grove's schema, but Grove's operator does not write it (at the
+	// pinned revision) and neither does Phalanx: kept as another writer wrote it.
 	// +optional
 	PodGangStatuses []GroveObject `json:"podGangStatuses,omitempty"`
+}
+
+// LastError is one error of a controller pass over the object (Grove's LastError).
+type LastError struct {
+	// Code identifies the kind of error (Phalanx: ERR_ and the API reason, e.g.
+	// ERR_FORBIDDEN for a refusal by RBAC or a ResourceQuota; ERR_OTHER when it is not an API
+	// error).
+	Code string `json:"code"`
+	// Description is the error as the controller's log and event say it.
+	Description string `json:"description"`
+	// ObservedAt is when the error was first seen (kept while the same error repeats).
+	ObservedAt metav1.Time `json:"observedAt"`
 }
 
 // PodCliqueSetUpdateProgress reports an update.

@@ -49,7 +49,7 @@ func TestCRDsAreSupersetOfGrove(t *testing.T) {
 	}
 	ours := map[string]schemaPaths{}
 	for _, name := range []string{"grove.io_podcliques.yaml", "grove.io_podcliquescalinggroups.yaml", "grove.io_podcliquesets.yaml", "scheduler.grove.io_podgangs.yaml"} {
-		kind, paths := readCRD(t, filepath.Join("..", "..", "..", "..", "manifests", "crds", name))
+		kind, paths := readCRD(t, filepath.Join("..", "..", "..", "..", "manifests", "helm", "phalanx", "files", "crds", name))
 		ours[kind] = paths
 	}
 	checked := 0

@@ -66,7 +66,7 @@ const (
 	PodGroupPending PodGroupPhase = "Pending"
 	// PodGroupScheduling: members are being placed.
 	PodGroupScheduling PodGroupPhase = "Scheduling"
-	// PodGroupScheduled: minMember members are bound.
+	// PodGroupScheduled: minMember members are bound (status.scheduled >= minMember).
 	PodGroupScheduled PodGroupPhase = "Scheduled"
 	// PodGroupRunning: minMember members are running.
 	PodGroupRunning PodGroupPhase = "Running"
@@ -84,6 +84,10 @@ type PodGroupStatus struct {
 	// OccupiedBy names the workload that owns the group.
 	// +optional
 	OccupiedBy string `json:"occupiedBy,omitempty"`
+	// Scheduled is the number of members bound to a node that have not finished (as
+	// scheduler-plugins' schema before v0.28 has it; a newer CRD without the field prunes it).
+	// +optional
+	Scheduled int32 `json:"scheduled,omitempty"`
 	// Running is the number of running members.
 	// +optional
 	Running int32 `json:"running,omitempty"`

@@ -2,13 +2,16 @@ package podgang
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
@@ -70,6 +73,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil {
 		return err
 	}
+	if err := w.recordReservation(ctx, k, pg); err != nil {
+		return err
+	}
 	st, ok := w.Writable(k)
 	if !ok {
 		return nil
@@ -94,6 +100,40 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.Warnings.MayWarn(k, unsched.Reason) {
 		w.Event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)
 	}
+	return nil
+}
+
+// recordReservation writes on a PodGang that names the gang it replaces in
+// spec.reuseReservationRef (Grove's operator) the footprint the store took over from it, as
+// the annotation Phalanx's own controller writes (phalanx.dev/reservation): the hold then
+// survives a restart or a change of leader between the old members' deletion and the
+// replacement's placement (the old gang and its pods are gone by then, so a new leader could
+// not derive it again), and `kubectl phalanx why` shows it. A gang that has the annotation
+// already is left as it is; the write is a merge patch of that one key.
+func (w *statusWriter) recordReservation(ctx context.Context, k gang.Key, pg *schedv1.PodGang) error {
+	if _, ok := pg.Annotations[schedv1.AnnotationReservation]; ok || pg.Spec.ReuseReservationRef == nil {
+		return nil
+	}
+	r := w.Store.DerivedReservation(k)
+	if r == nil {
+		return nil
+	}
+	raw, err := r.Annotation()
+	if err != nil {
+		return err
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{schedv1.AnnotationReservation: raw}}})
+	if err != nil {
+		return err
+	}
+	_, err = w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("recording the reservation taken over from %s on %s: %w", pg.Spec.ReuseReservationRef.Name, k, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Recorded the reservation taken over from the replaced gang", "podGang", klog.KRef(k.Namespace, k.Name), "replaces", pg.Spec.ReuseReservationRef.Name, "nodes", len(r.Nodes))
 	return nil
 }
 

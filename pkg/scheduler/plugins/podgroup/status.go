@@ -47,28 +47,58 @@ func (w *statusWriter) Established(k gang.Key) {
 		fmt.Sprintf("minMember reached: %d pods bound on %d nodes (%s); further members are placed one by one", st.Bound, st.Nodes, w.Store.PlacedSummary(k, gangplugin.EventMembers)))
 }
 
+// Counts are a group's members by state, as its status reports them.
+type Counts struct {
+	// Scheduled members are bound to a node and have not finished (pending or running).
+	Scheduled, Running, Succeeded, Failed int32
+}
+
 // Phase derives the phase of a group from what the scheduler knows and the pods' phases, with
 // scheduler-plugins' rules for its PodGroup kind (its PodGroup controller), applied in its
 // order of precedence: Finished when succeeded >= minMember; Failed when some member failed
 // and failed + running + succeeded >= minMember; Running when running + succeeded >=
-// minMember; Scheduled once minMember members are bound (established); Scheduling while
+// minMember; Scheduled once the group is established and minMember members are bound
+// (status.scheduled >= minMember: never Scheduled beside a smaller count); Scheduling while
 // members are bound or wait in Permit; else Pending. One deliberate difference: the phase is
 // recomputed from the live pods on every change instead of sticking at Failed or Finished, so
 // a group whose failed member is replaced (a Job's new pod) reads Running again.
-func Phase(st gang.Status, minMember, running, succeeded, failed int32) schedulingv1.PodGroupPhase {
+func Phase(st gang.Status, minMember int32, c Counts) schedulingv1.PodGroupPhase {
 	switch {
-	case minMember > 0 && succeeded >= minMember:
+	case minMember > 0 && c.Succeeded >= minMember:
 		return schedulingv1.PodGroupFinished
-	case failed > 0 && failed+running+succeeded >= minMember:
+	case c.Failed > 0 && c.Failed+c.Running+c.Succeeded >= minMember:
 		return schedulingv1.PodGroupFailed
-	case minMember > 0 && running+succeeded >= minMember:
+	case minMember > 0 && c.Running+c.Succeeded >= minMember:
 		return schedulingv1.PodGroupRunning
-	case st.Established:
+	case st.Established && c.Scheduled >= minMember:
 		return schedulingv1.PodGroupScheduled
-	case st.Bound > 0 || st.Wait.Reason == gang.ReasonWaitingForMembers:
+	case st.Bound > 0 || c.Scheduled > 0 || st.Wait.Reason == gang.ReasonWaitingForMembers:
 		return schedulingv1.PodGroupScheduling
 	}
 	return schedulingv1.PodGroupPending
+}
+
+// countMembers counts pods by state. Running, Succeeded and Failed go by the pod's phase, as
+// scheduler-plugins counts them; a pod being deleted is not Scheduled (it is on its way out).
+func countMembers(pods []v1.Pod) Counts {
+	var c Counts
+	for i := range pods {
+		p := &pods[i]
+		switch p.Status.Phase {
+		case v1.PodSucceeded:
+			c.Succeeded++
+			continue
+		case v1.PodFailed:
+			c.Failed++
+			continue
+		case v1.PodRunning:
+			c.Running++
+		}
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+			c.Scheduled++
+		}
+	}
+	return c
 }
 
 func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
@@ -89,20 +119,10 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil {
 		return err
 	}
-	var running, succeeded, failed int32
-	for _, p := range pods.Items {
-		switch p.Status.Phase {
-		case v1.PodRunning:
-			running++
-		case v1.PodSucceeded:
-			succeeded++
-		case v1.PodFailed:
-			failed++
-		}
-	}
+	counts := countMembers(pods.Items)
 	desired := pg.Status
-	desired.Phase = Phase(st, pg.Spec.MinMember, running, succeeded, failed)
-	desired.Running, desired.Succeeded, desired.Failed = running, succeeded, failed
+	desired.Phase = Phase(st, pg.Spec.MinMember, counts)
+	desired.Scheduled, desired.Running, desired.Succeeded, desired.Failed = counts.Scheduled, counts.Running, counts.Succeeded, counts.Failed
 	if desired.ScheduleStartTime.IsZero() && desired.Phase != schedulingv1.PodGroupPending {
 		desired.ScheduleStartTime = metav1.Now()
 	}
@@ -117,7 +137,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	}
 	// Every count is written, zeros included: a merge patch of the status struct would drop
 	// them (omitempty) and leave the last non-zero count in place.
-	status := map[string]any{"phase": desired.Phase, "running": desired.Running, "succeeded": desired.Succeeded, "failed": desired.Failed}
+	status := map[string]any{"phase": desired.Phase, "scheduled": desired.Scheduled, "running": desired.Running, "succeeded": desired.Succeeded, "failed": desired.Failed}
 	if !desired.ScheduleStartTime.IsZero() {
 		status["scheduleStartTime"] = desired.ScheduleStartTime
 	}
