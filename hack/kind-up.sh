@@ -5,6 +5,9 @@
 #   hack/kind-up.sh              build what is missing, create the cluster, deploy, run e2e
 #   hack/kind-up.sh --no-test    the same without the e2e suite (the cluster stays up)
 #   hack/kind-up.sh --test-only  run the e2e suite against the cluster that is up
+#   hack/kind-up.sh --real-only  run only the real-cluster tests (TestKind*: kubelets, probes,
+#                                grace, node loss, drain, leader loss, cert rotation); the rest
+#                                of the suite runs in `make test` on the local control plane
 #   hack/kind-up.sh --down       delete the cluster
 #   hack/kind-up.sh --dry-run    print the steps instead of running them
 #
@@ -34,14 +37,16 @@ kubectl="${bin}/node/kubectl"
 dry_run=false
 run_tests=true
 create=true
+only=""
 down=false
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry_run=true ;;
     --no-test) run_tests=false ;;
     --test-only) create=false ;;
+    --real-only) only="^TestKind" ;;
     --down) down=true ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "hack/kind-up.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +82,13 @@ if [ "$create" = true ]; then
   step "phalanx-scheduler image"
   phalanx_image="${IMAGE_REPO}/phalanx-scheduler:$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)"
   run make -C "$root" --no-print-directory image IMAGE="$phalanx_image"
+  if [ "$dry_run" = false ]; then
+    # A tag per build: two builds of a dirty tree share the describe tag, and the Deployment
+    # would keep running the pods of the first (kubelet does not pull an image it has).
+    id="$(docker image inspect --format '{{.Id}}' "$phalanx_image")" # sha256:<hex>
+    docker tag "$phalanx_image" "${phalanx_image}-${id:7:12}"
+    phalanx_image="${phalanx_image}-${id:7:12}"
+  fi
 
   mkdir -p "$dir"
   # The cluster config. The offline node image names its own images (phalanx.local), builds
@@ -185,6 +197,6 @@ if [ "$run_tests" = true ]; then
   step "e2e suite on kind"
   run env PHALANX_E2E_KUBECONFIG="$kubeconfig" PHALANX_E2E_KIND="$CLUSTER" PHALANX_E2E_TESTSERVER_IMAGE="$TESTSERVER_REPO" \
     PATH="${bin}:${bin}/node:${PATH}" \
-    "${root}/hack/test-summary.sh" go test -mod=vendor -count=1 -timeout "${TEST_TIMEOUT:-60m}" "${root}/test/e2e/..."
+    "${root}/hack/test-summary.sh" go test -mod=vendor -count=1 -timeout "${TEST_TIMEOUT:-60m}" ${only:+-run "$only"} "${root}/test/e2e/..."
   step "done in $(( $(date +%s) - started )) s"
 fi

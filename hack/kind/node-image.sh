@@ -5,7 +5,9 @@
 #   hack/kind/node-image.sh            build what is missing (cached in Docker), print the node image
 #   hack/kind/node-image.sh --rebuild  build everything again
 #
-# A machine that can pull uses the released kindest/node image of the version. Otherwise:
+# A machine that can pull uses the released kindest/node image of the version and skips the
+# control-plane images and step 4; the cluster's own images (fake GPU device plugin, test
+# server, KWOK) and bin/node are built either way (steps 1-3). Offline:
 #   1. phalanx.local/kind-rootfs:bookworm: a Debian bookworm rootfs (debootstrap from Debian's
 #      mirror) with systemd, iptables, runc and the CNI plugins from Debian packages;
 #   2. the Kubernetes binaries of go.mod's version built from the Go module proxy (hack/tools:
@@ -44,12 +46,15 @@ work="${root}/.run/kind-build"
 mkdir -p "$work"
 
 # --- the released image, where it can be pulled ---------------------------------------------
+# The cluster's own images (fake GPU plugin, test server, KWOK) are built here either way.
+released=""
 if [ "${PHALANX_KIND_OFFLINE:-}" != "1" ] && ! have_image "$NODE_IMAGE"; then
   if have_image "$RELEASED_NODE_IMAGE" || timeout 60 docker pull "$RELEASED_NODE_IMAGE" >/dev/null 2>&1; then
-    echo "$RELEASED_NODE_IMAGE"
-    exit 0
+    released="$RELEASED_NODE_IMAGE"
+    step "using the released ${released}"
+  else
+    step "cannot pull ${RELEASED_NODE_IMAGE}: building ${NODE_IMAGE} here"
   fi
-  step "cannot pull ${RELEASED_NODE_IMAGE}: building ${NODE_IMAGE} here"
 fi
 
 # --- 1. the Debian rootfs ----------------------------------------------------------------------
@@ -97,20 +102,27 @@ image() {
 }
 
 nb="${root}/bin/node"
-for c in kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
-  src="$nb/$c"
-  case "$c" in kube-apiserver|kube-controller-manager) src="${root}/bin/$c" ;; esac
-  image "${IMAGE_REPO}/${c}:${K8S_VERSION}" "$ROOTFS_IMAGE" "$src"
-done
-image "${IMAGE_REPO}/etcd:${ETCD_TAG}" "$ROOTFS_IMAGE" "${root}/bin/etcd"
-image "$PAUSE_IMAGE" scratch "$nb/pause"
-image "$PODNET_IMAGE" "$ROOTFS_IMAGE" "$nb/podnet"
+if [ -z "$released" ]; then
+  # the control plane, pause and pod network the released image brings itself
+  for c in kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
+    src="$nb/$c"
+    case "$c" in kube-apiserver|kube-controller-manager) src="${root}/bin/$c" ;; esac
+    image "${IMAGE_REPO}/${c}:${K8S_VERSION}" "$ROOTFS_IMAGE" "$src"
+  done
+  image "${IMAGE_REPO}/etcd:${ETCD_TAG}" "$ROOTFS_IMAGE" "${root}/bin/etcd"
+  image "$PAUSE_IMAGE" scratch "$nb/pause"
+  image "$PODNET_IMAGE" "$ROOTFS_IMAGE" "$nb/podnet"
+fi
 image "$FAKEGPU_IMAGE" scratch "$nb/fakegpu"
 image "$TESTSERVER_IMAGE" scratch "$nb/testserver"
 docker tag "$TESTSERVER_IMAGE" "${TESTSERVER_REPO}:v2"
 image "$KWOK_IMAGE" "$ROOTFS_IMAGE" "${root}/bin/kwok"
 
 # --- 4. the node image -------------------------------------------------------------------------
+if [ -n "$released" ]; then
+  echo "$released"
+  exit 0
+fi
 if have_image "$NODE_IMAGE"; then
   echo "$NODE_IMAGE"
   exit 0

@@ -93,7 +93,7 @@ func run(args []string) error {
 	} else {
 		fmt.Printf("reusing the control plane already running in %s\n", *dir)
 	}
-	if err := localcluster.InstallCRDs(ctx, c.Config, filepath.Join(root, "manifests", "crds")); err != nil {
+	if err := localcluster.InstallCRDs(ctx, c.Config, filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds")); err != nil {
 		return err
 	}
 	cs, err := kubernetes.NewForConfig(c.Config)

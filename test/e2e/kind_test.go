@@ -25,6 +25,7 @@ import (
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/pkg/admission"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
@@ -233,6 +234,20 @@ func durations(m map[string]time.Duration) []string {
 }
 
 // waitImageReady waits until the set has exactly pods live pods, all Ready on image.
+// rollUnderWay creates servingSet name (3 pods of 4 GPUs, maxSurge 1), waits for it on
+// image:v1, watches its pods for two on one index (until the end of the test) and starts its
+// update to image:v2, returning once a pod on v2 exists. The caller checks the twins.
+func rollUnderWay(t *testing.T, env *framework.Env, ns, name, image string) *noTwins {
+	t.Helper()
+	create(t, env, servingSet(ns, name, image, 3, 4, 1, 0))
+	waitImageReady(t, env, ns, name, image+":v1", 3, kindTimeout)
+	twins := &noTwins{}
+	t.Cleanup(env.WatchPods(t, ns, name, twins.observe))
+	env.SetImage(t, ns, name, image+":v2")
+	waitUpdateUnderWay(t, env, ns, name, image+":v2")
+	return twins
+}
+
 func waitImageReady(t *testing.T, env *framework.Env, ns, name, image string, pods int, timeout time.Duration) {
 	t.Helper()
 	framework.Eventually(t, timeout, fmt.Sprintf("%s: %d pods Ready on %s", name, pods, image), func(ctx context.Context) (bool, error) {
@@ -347,14 +362,7 @@ func TestKindNodeLostMidUpdate(t *testing.T) {
 	_, image := kindCluster(t)
 	env := framework.Shared(t)
 	ns := env.NewNamespace(t)
-	create(t, env, servingSet(ns, "lost", image, 3, 4, 1, 0))
-	waitImageReady(t, env, ns, "lost", image+":v1", 3, kindTimeout)
-	twins := &noTwins{}
-	stop := env.WatchPods(t, ns, "lost", twins.observe)
-	defer stop()
-
-	env.SetImage(t, ns, "lost", image+":v2")
-	waitUpdateUnderWay(t, env, ns, "lost", image+":v2")
+	twins := rollUnderWay(t, env, ns, "lost", image)
 	pods, err := env.ListPods(framework.Context(t), ns, "lost")
 	if err != nil {
 		t.Fatal(err)
@@ -371,9 +379,11 @@ func TestKindNodeLostMidUpdate(t *testing.T) {
 	}
 	t.Logf("stopping node %s", victim)
 	docker(t, "stop", victim)
+	stopped := time.Now()
 	t.Cleanup(func() {
 		docker(t, "start", victim)
 		waitNodeServing(t, env, victim)
+		waitPhalanxAvailable(t, env) // a replica may have run on the lost node
 	})
 	framework.Eventually(t, kindTimeout, "node "+victim+" NotReady", func(ctx context.Context) (bool, error) {
 		n, err := env.Kube.CoreV1().Nodes().Get(ctx, victim, metav1.GetOptions{})
@@ -382,7 +392,21 @@ func TestKindNodeLostMidUpdate(t *testing.T) {
 		}
 		return !localcluster.NodeReady(n), nil
 	})
+	notReady := time.Now()
 	waitImageReady(t, env, ns, "lost", image+":v2", 3, kindTimeout)
+	t.Logf("node %s NotReady %s after it stopped; the update finished %s after that", victim, notReady.Sub(stopped).Round(time.Second), time.Since(notReady).Round(time.Second))
+	// The members it had were released (their pods stay Terminating with no kubelet), not
+	// waited for until the node came back.
+	events, err := env.Kube.CoreV1().Events(ns).List(framework.Context(t), metav1.ListOptions{FieldSelector: "involvedObject.kind=PodCliqueSet,involvedObject.name=lost,reason=" + controller.ReasonLostMemberReleased})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events.Items) == 0 {
+		t.Errorf("no %s event: the members on the lost node were not released", controller.ReasonLostMemberReleased)
+	}
+	for _, e := range events.Items {
+		t.Logf("event %s: %s", e.Reason, e.Message)
+	}
 	live, err := env.ListPods(framework.Context(t), ns, "lost")
 	if err != nil {
 		t.Fatal(err)
@@ -517,6 +541,7 @@ func TestKindKubeletRestarted(t *testing.T) {
 	node := before[0].Spec.NodeName
 	t.Logf("restarting kubelet on %s", node)
 	docker(t, "exec", node, "systemctl", "restart", "kubelet")
+	t.Cleanup(func() { waitPhalanxAvailable(t, env) }) // a replica may run on that node
 	// kubelet's device manager starts empty; the plugin registers again within seconds
 	waitNodeServing(t, env, node)
 	framework.Eventually(t, time.Minute, "the same pods Ready", func(ctx context.Context) (bool, error) {
@@ -586,7 +611,6 @@ func TestKindWebhookCertRotation(t *testing.T) {
 			case <-time.After(200 * time.Millisecond):
 			}
 			pcs := framework.Workers(ns, fmt.Sprintf("rot-%d", i), 1, 0, 600)
-			pcs.Spec.Replicas = 0
 			_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(context.Background(), pcs, metav1.CreateOptions{})
 			mu.Lock()
 			if err != nil {
@@ -595,6 +619,11 @@ func TestKindWebhookCertRotation(t *testing.T) {
 				created++
 			}
 			mu.Unlock()
+			if err == nil {
+				// The create through the webhooks is what is tested: its pods would only
+				// wait for GPUs the other tests need.
+				_ = env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Delete(context.Background(), pcs.Name, metav1.DeleteOptions{})
+			}
 		}
 	}()
 	sec.Data[corev1.TLSCertKey], sec.Data[corev1.TLSPrivateKeyKey] = old.CertPEM, old.KeyPEM
@@ -643,4 +672,41 @@ func TestKindWebhookCertRotation(t *testing.T) {
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, bad, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "must not both be 0") {
 		t.Errorf("an invalid PodCliqueSet after the rotation: %v; want the webhook's refusal (maxSurge and maxUnavailable must not both be 0)", err)
 	}
+}
+
+// The leader pod deleted in the middle of an update: the other replica takes the lease and
+// finishes the update (no twin, no member lost), and the Deployment brings the second replica
+// back.
+func TestKindLeaderDeletedMidUpdate(t *testing.T) {
+	_, image := kindCluster(t)
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	create(t, env, servingSet(ns, "lead", image, 3, 4, 1, 0))
+	waitImageReady(t, env, ns, "lead", image+":v1", 3, kindTimeout)
+	twins := &noTwins{}
+	stop := env.WatchPods(t, ns, "lead", twins.observe)
+	defer stop()
+
+	leader := leaderPod(t, env)
+	env.SetImage(t, ns, "lead", image+":v2")
+	waitUpdateUnderWay(t, env, ns, "lead", image+":v2")
+	t.Logf("deleting the leader pod %s", leader)
+	if err := env.Kube.CoreV1().Pods(systemNamespace).Delete(ctx, leader, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, kindTimeout, "another replica holds the lease", func(ctx context.Context) (bool, error) {
+		holder, err := leaseHolder(ctx, env)
+		if err != nil {
+			return false, err
+		}
+		if holder != "" && holder != leader {
+			return true, nil
+		}
+		return false, fmt.Errorf("holder %q", holder)
+	})
+	waitImageReady(t, env, ns, "lead", image+":v2", 3, kindTimeout)
+	env.WaitUpdated(t, ns, "lead", image+":v2", 3)
+	twins.check(t)
+	waitPhalanxAvailable(t, env) // the Deployment brings the second replica back
 }

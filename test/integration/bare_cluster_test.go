@@ -17,7 +17,8 @@ import (
 
 // phalanx-scheduler against a cluster where manifests/ were never applied (no phalanx-system
 // namespace, no webhook configuration): it starts, schedules, and says what the webhooks lack
-// instead of exiting.
+// instead of exiting. On an older API server it also says which framework informers it turned
+// off (make test-compat).
 func TestSchedulerStartsWithoutManifests(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
@@ -72,5 +73,33 @@ func TestSchedulerStartsWithoutManifests(t *testing.T) {
 	if l := log(); !strings.Contains(l, "PodCliqueSet webhooks are not served") || !strings.Contains(l, "apply manifests/") {
 		t.Errorf("the log does not say what the webhooks lack:\n%s", l)
 	}
+	// On an API server without resource.k8s.io/v1 DeviceTaintRules (1.34-1.36) the
+	// framework's informer of them is turned off and said once; with it, nothing is said.
+	taintRules := serves(env, "resource.k8s.io/v1", "devicetaintrules")
+	said := strings.Count(log(), `"The API server does not serve an API a feature gate needs; the gate is off for this process" featureGate="DRADeviceTaintRules"`)
+	if want := map[bool]int{true: 0, false: 1}[taintRules]; said != want {
+		t.Errorf("server serves devicetaintrules: %v; the log says DRADeviceTaintRules is off %d times, want %d:\n%s", taintRules, said, want, log())
+	}
+	// The upstream Workload API (scheduling.k8s.io/v1beta1, off by default on 1.37, absent
+	// before): its plugin says once that the kind is not served.
+	workloadAPI := serves(env, "scheduling.k8s.io/v1beta1", "podgroups")
+	said = strings.Count(log(), `"The API server does not serve this gang kind; its pods wait until it does" plugin="WorkloadPodGroup"`)
+	if want := map[bool]int{true: 0, false: 1}[workloadAPI]; said != want {
+		t.Errorf("server serves scheduling.k8s.io/v1beta1 podgroups: %v; the log says the kind is not served %d times, want %d", workloadAPI, said, want)
+	}
 	_ = ctx
+}
+
+// serves reports whether the API server's discovery lists resource in groupVersion.
+func serves(env *framework.Env, groupVersion, resource string) bool {
+	list, err := env.Kube.Discovery().ServerResourcesForGroupVersion(groupVersion)
+	if err != nil {
+		return false
+	}
+	for _, r := range list.APIResources {
+		if r.Name == resource {
+			return true
+		}
+	}
+	return false
 }
