@@ -8,7 +8,11 @@ SHELL := /usr/bin/env bash
 ROOT      := $(abspath .)
 BIN       := $(ROOT)/bin
 GO        ?= go
-GOFLAGS_M := -mod=vendor
+# Tests and binaries compile with the same flags (static, -trimpath), so that the packages of
+# phalanx-scheduler's build and of the test binaries share one Go build cache: a cold `make
+# test` compiles Kubernetes' scheduler once, not once with cgo for the tests and once without.
+GOFLAGS_M := -mod=vendor -trimpath
+export CGO_ENABLED := 0
 # The Kubernetes version has one source: the k8s.io/kubernetes requirement in go.mod
 # (hack/Dockerfile reads it from there too; make verify checks hack/tools/go.mod agrees).
 K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' go.mod)
@@ -47,10 +51,10 @@ build: $(BIN)/phalanx-scheduler $(BIN)/kubectl-phalanx ## Build bin/phalanx-sche
 # The go command decides what is stale; FORCE makes make always ask it (a warm rebuild of both binaries is ~3 s).
 $(BIN)/phalanx-scheduler: FORCE
 	@echo ">> building phalanx-scheduler (a cold build compiles the kube-scheduler: ~6 min on 2 cores)"
-	@CGO_ENABLED=0 hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
+	@hack/with-progress.sh phalanx-scheduler $(GO) build $(GOFLAGS_M) -ldflags "$(LDFLAGS)" -o $@ ./cmd/phalanx-scheduler
 
 $(BIN)/kubectl-phalanx: FORCE
-	@$(GO) build $(GOFLAGS_M) -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl-phalanx
+	@$(GO) build $(GOFLAGS_M) -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl-phalanx
 
 $(BIN)/localup: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/localup
@@ -120,7 +124,7 @@ $(addprefix $(BIN)/node/,$(KIND_NODE_CTRD)) &:
 
 # The kind cluster's own images: static, from this repository (test/images).
 $(addprefix $(BIN)/node/,$(KIND_NODE_TEST)): $(BIN)/node/%: FORCE
-	@CGO_ENABLED=0 $(GO) build $(GOFLAGS_M) -trimpath -o $@ ./test/images/$*
+	@$(GO) build $(GOFLAGS_M) -o $@ ./test/images/$*
 
 kind-binaries: tools $(addprefix $(BIN)/node/,$(KIND_NODE_K8S) $(KIND_NODE_CTRD) $(KIND_NODE_TEST)) ## Everything hack/kind/node-image.sh puts in images.
 

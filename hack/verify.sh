@@ -57,7 +57,7 @@ if ! go mod verify >/dev/null || ! go mod vendor -o "$tmp/vendor" || ! diff -r -
 fi
 
 echo ">> go vet"
-go vet -mod=vendor ./... || fail "go vet findings"
+go vet -mod=vendor -trimpath ./... || fail "go vet findings"
 
 if [ $status -eq 0 ]; then echo "verify: ok"; fi
 exit $status

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -39,15 +41,32 @@ type applier struct {
 	mu      sync.Mutex
 	created map[string]int
 	deleted map[string]int
+	// firstWrite is when the pass's first create or delete succeeded (zero: none).
+	firstWrite time.Time
 }
 
-func (a *applier) afterCreate(kind string) error {
+// wrote notes a successful create or delete. Call with mu held.
+func (a *applier) wrote() {
+	if a.firstWrite.IsZero() {
+		a.firstWrite = a.c.now()
+	}
+}
+
+// afterCreate counts a create of kind whose result was err (nil or AlreadyExists; the caller
+// returns other errors): an AlreadyExists, an object a pass the cache has not shown yet made,
+// is not a create of this pass and is neither counted, nor reported, nor given to the
+// AfterCreate hook.
+func (a *applier) afterCreate(kind string, err error) error {
+	if err != nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.created == nil {
 		a.created = map[string]int{}
 	}
 	a.created[kind]++
+	a.wrote()
 	if a.c.AfterCreate != nil {
 		return a.c.AfterCreate()
 	}
@@ -87,7 +106,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 				// typed client then returns an empty object, with no name or UID to own pods.
 				obs.groups[sg.Name] = got
 			}
-			if err := a.afterCreate("PodCliqueScalingGroup"); err != nil {
+			if err := a.afterCreate("PodCliqueScalingGroup", err); err != nil {
 				return err
 			}
 		case cur.Spec.Replicas != sg.Spec.Replicas || cur.Annotations[workload.AnnotationTemplateReplicas] != sg.Annotations[workload.AnnotationTemplateReplicas]:
@@ -115,7 +134,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 				// typed client then returns an empty object, with no name or UID to own pods.
 				obs.cliques[pclq.Name] = got
 			}
-			if err := a.afterCreate("PodClique"); err != nil {
+			if err := a.afterCreate("PodClique", err); err != nil {
 				return err
 			}
 		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0) ||
@@ -135,10 +154,11 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 	}
 	for _, svc := range want.Services {
 		if obs.services[svc.Name] == nil {
-			if _, err := c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
+			_, err := c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+			if ignoreExists(err) != nil {
 				return fmt.Errorf("creating Service %s: %w", svc.Name, err)
 			}
-			if err := a.afterCreate("Service"); err != nil {
+			if err := a.afterCreate("Service", err); err != nil {
 				return err
 			}
 		}
@@ -151,11 +171,12 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		cur := obs.gangs[g.Name]
 		switch {
 		case cur == nil:
-			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(g, pending[g.Name]), metav1.CreateOptions{}); ignoreExists(err) != nil {
+			_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(g, pending[g.Name]), metav1.CreateOptions{})
+			if ignoreExists(err) != nil {
 				return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
 			}
 			delete(pending, g.Name)
-			if err := a.afterCreate("PodGang"); err != nil {
+			if err := a.afterCreate("PodGang", err); err != nil {
 				return err
 			}
 		case !apiequality.Semantic.DeepEqual(cur.Spec, withReservationRef(g.Spec, cur.Spec)):
@@ -216,7 +237,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		if err == nil {
 			c.expect.created(a.key(), a.pcs.UID, toCreate[i].Name)
 		}
-		return a.afterCreate("Pod")
+		return a.afterCreate("Pod", err)
 	}); err != nil {
 		return err
 	}
@@ -410,6 +431,7 @@ func (a *applier) countDelete(kind string) {
 		a.deleted = map[string]int{}
 	}
 	a.deleted[kind]++
+	a.wrote()
 }
 
 // report records one event per kind and verb for the pass.

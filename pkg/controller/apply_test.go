@@ -47,3 +47,27 @@ func TestPodNotOwnedByCliqueThatAlreadyExisted(t *testing.T) {
 		t.Errorf("the PodClique that already existed recorded as observed: %+v", obs.cliques[clique.Name].ObjectMeta)
 	}
 }
+
+// A create answered AlreadyExists (the object was made by a pass the cache has not shown yet)
+// is not a create of this pass: the AfterCreate hook (a test's crash point, a count of the
+// leader's writes) and the pass's "Created" counts see only the objects it made.
+func TestAlreadyExistsIsNotACreate(t *testing.T) {
+	pcs := &grovev1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w", UID: "pcs-uid"}, Spec: grovev1.PodCliqueSetSpec{Replicas: 1}}
+	existing := &grovev1.PodClique{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-0-a", UID: "a-uid"}}
+	fresh := &grovev1.PodClique{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-0-b"}}
+	c := New(kubefake.NewClientset(), phalanxfake.NewSimpleClientset(existing.DeepCopy()), nil)
+	hooked := 0
+	c.AfterCreate = func() error { hooked++; return nil }
+	obs := &observed{cliques: map[string]*grovev1.PodClique{}, groups: map[string]*grovev1.PodCliqueScalingGroup{},
+		pods: map[string]*corev1.Pod{}}
+	a := &applier{c: c, ctx: context.Background(), pcs: pcs}
+	if err := a.apply(obs, &workload.World{Cliques: []*grovev1.PodClique{existing, fresh}}, &rollout{}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if hooked != 1 || a.created["PodClique"] != 1 {
+		t.Errorf("AfterCreate ran %d times and %d PodCliques counted as created; want 1 and 1 (one of the two already existed)", hooked, a.created["PodClique"])
+	}
+	if a.firstWrite.IsZero() {
+		t.Errorf("the pass's first write was not noted")
+	}
+}

@@ -73,6 +73,9 @@ type Controller struct {
 	updatesMu sync.Mutex
 	updates   map[string]updateState
 
+	// steps holds, per set, the newest member event no pass has seen yet (steps.go).
+	steps *stepClock
+
 	// expect holds the pod writes of earlier passes the pod cache has not shown yet.
 	expect *expectations
 
@@ -98,6 +101,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		services:  kf.Core().V1().Services().Lister(),
 		revisions: kf.Apps().V1().ControllerRevisions().Lister(),
 		expect:    newExpectations(),
+		steps:     newStepClock(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
 		now:     time.Now,
@@ -131,8 +135,16 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	})
 	c.synced = append(c.synced, nodeInformer.HasSynced)
 	setHandler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueueSet,
-		UpdateFunc: func(_, o any) { c.enqueueSet(o) },
+		AddFunc: c.enqueueSet,
+		UpdateFunc: func(old, o any) {
+			if om, ok := old.(metav1.Object); ok {
+				if nm, ok := o.(metav1.Object); ok && om.GetGeneration() != nm.GetGeneration() {
+					// A new spec is the first step of an update.
+					c.steps.note(nm.GetNamespace()+"/"+nm.GetName(), c.now())
+				}
+			}
+			c.enqueueSet(o)
+		},
 		DeleteFunc: c.enqueueSet,
 	}
 	childHandler := cache.ResourceEventHandlerFuncs{
@@ -223,7 +235,12 @@ func (c *Controller) enqueueOwner(obj any) {
 		return
 	}
 	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
-		c.queue.Add(m.GetNamespace() + "/" + set)
+		key := m.GetNamespace() + "/" + set
+		if _, pod := obj.(*corev1.Pod); pod {
+			// A member created, bound, Ready or gone: what an update's next step waits for.
+			c.steps.note(key, c.now())
+		}
+		c.queue.Add(key)
 	}
 }
 

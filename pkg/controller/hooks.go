@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"time"
+
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 )
@@ -15,4 +17,8 @@ type Hooks struct {
 	// AfterCreate, when set, runs after every successful create; an error ends the pass.
 	// Tests use it to stop the controller at a chosen point, as a crash would.
 	AfterCreate func() error
+
+	// OnStep, when set, is told the latency of every step the controller takes (steps.go):
+	// the perf harness reports their distribution.
+	OnStep func(key string, latency time.Duration)
 }

@@ -22,10 +22,12 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return nil
 	}
+	stepEvent, stepped := c.steps.take(key)
 	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.trackUpdate(key, updateState{})
 		c.expect.forget(key)
+		c.steps.forget(key)
 		return nil // owner references let the garbage collector remove the children
 	}
 	if err != nil {
@@ -97,6 +99,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err
+	}
+	if stepped && !a.firstWrite.IsZero() {
+		c.observeStep(key, stepEvent, a.firstWrite)
 	}
 	if pcs.Status.CurrentRevision != "" {
 		// An update (not the creation): count its steps.

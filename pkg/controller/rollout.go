@@ -148,9 +148,13 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			inGroup[c] = true
 		}
 	}
-	byClique := map[string][]*corev1.Pod{}
+	// The pods by clique and by scaling group, found once: each unit reads only its own.
+	byClique, byGroup := map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
 		byClique[p.Labels[grovev1.LabelPodClique]] = append(byClique[p.Labels[grovev1.LabelPodClique]], p)
+		if sg := p.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
+			byGroup[sg] = append(byGroup[sg], p)
+		}
 	}
 	gangsOf := map[string][]*schedv1.PodGang{}
 	for _, g := range obs.gangs {
@@ -194,7 +198,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			rep.Units = append(rep.Units, u)
 		}
 		for gi := range rp.Spec.Template.PodCliqueScalingGroupConfigs {
-			rep.Units = append(rep.Units, groupUnit(rp, r, &rp.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, rh))
+			rep.Units = append(rep.Units, groupUnit(rp, r, &rp.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, byGroup, rh))
 		}
 		for ui := range rep.Units {
 			u := &rep.Units[ui]
@@ -392,7 +396,8 @@ func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]st
 // groupUnit is a scaling group of one PodCliqueSet replica as an update unit: its members are
 // the group replicas that have pods; a replica is at the target when every pod runs its clique's
 // newest template, available when each of its cliques has minAvailable Ready pods.
-func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGroupConfig, obs *observed, byClique map[string][]*corev1.Pod, hashes map[string]string) update.Unit {
+// byClique and byGroup are the observed pods by clique and by scaling group.
+func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGroupConfig, obs *observed, byClique, byGroup map[string][]*corev1.Pod, hashes map[string]string) update.Unit {
 	sgName := workload.ScalingGroupName(pcs.Name, r, cfg.Name)
 	templates := map[string]*grovev1.PodCliqueTemplateSpec{}
 	for i := range pcs.Spec.Template.Cliques {
@@ -408,10 +413,8 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 		MinAvailable: int(workload.GroupMinAvailable(cfg))}
 	u.MaxSurge, u.MaxUnavailable = grovev1.ComponentBudgets(cfg.UpdateStrategy, cfg.RollingUpdate)
 	seen := map[int]bool{}
-	for _, p := range obs.pods {
-		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == sgName {
-			seen[index.Parse(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex])] = true
-		}
+	for _, p := range byGroup[sgName] {
+		seen[index.Parse(p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex])] = true
 	}
 	for j := range seen {
 		if j < 0 {

@@ -56,14 +56,14 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			obs.cliques[pclq.Name] = got
 		}
 	}
-	for _, sg := range obs.groups {
-		var members []*grovev1.PodClique
-		for _, pclq := range obs.cliques {
-			if pclq.Labels[grovev1.LabelPodCliqueScalingGroup] == sg.Name {
-				members = append(members, pclq)
-			}
+	cliquesOf := map[string][]*grovev1.PodClique{} // by scaling group, found once
+	for _, pclq := range obs.cliques {
+		if sg := pclq.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
+			cliquesOf[sg] = append(cliquesOf[sg], pclq)
 		}
-		st := workload.ScalingGroupStatus(sg, members, now)
+	}
+	for _, sg := range obs.groups {
+		st := workload.ScalingGroupStatus(sg, cliquesOf[sg.Name], now)
 		// Grove's field: the PodCliqueSet template a group is at once its update is complete.
 		if st.UpdatedReplicas == st.Replicas && st.Replicas >= sg.Spec.Replicas {
 			st.CurrentPodCliqueSetGenerationHash = ptr.To(ro.revision)
@@ -118,10 +118,19 @@ func setStatus(pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, n
 	}
 	st.Replicas = int32(len(replicas))
 	st.AvailableReplicas, st.UpdatedReplicas = 0, 0
+	// The pods of each replica, found once: ReplicaAvailable reads only its replica's.
+	byReplica := map[string]map[string]*corev1.Pod{}
+	for name, p := range obs.pods {
+		r := p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
+		if byReplica[r] == nil {
+			byReplica[r] = map[string]*corev1.Pod{}
+		}
+		byReplica[r][name] = p
+	}
 	for r := range replicas {
 		// As Grove counts it: every standalone clique and every scaling group meets its
 		// minAvailable, surge members included (they serve while the member they replace goes).
-		if i, err := strconv.Atoi(r); err == nil && workload.ReplicaAvailable(pcs, i, obs.pods) {
+		if i, err := strconv.Atoi(r); err == nil && workload.ReplicaAvailable(pcs, i, byReplica[r]) {
 			st.AvailableReplicas++
 		}
 	}

@@ -137,6 +137,15 @@ var (
 		Help:           "PodCliqueSet controller passes that failed, by API error reason (conflicts not counted).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
+	// ControllerStepLatency is the time from the event that let a PodCliqueSet take its next
+	// step (a member created, bound, Ready or gone; a new spec) to the first write of the
+	// controller pass that takes it (pkg/controller/steps.go).
+	ControllerStepLatency = metrics.NewHistogram(&metrics.HistogramOpts{
+		Namespace: namespace, Name: "controller_step_latency_seconds",
+		Help:           "Time from the member event that enables a PodCliqueSet's next step to the controller's first write for it.",
+		Buckets:        metrics.ExponentialBuckets(0.001, 2, 16), // 1 ms .. ~33 s
+		StabilityLevel: metrics.ALPHA,
+	})
 	// ServerFeatureDisabled is 1 for each scheduler feature gate turned off at start because
 	// the API server does not serve the API it needs (an older minor; docs/compatibility.md).
 	ServerFeatureDisabled = metrics.NewGaugeVec(&metrics.GaugeOpts{
@@ -153,7 +162,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled)
+			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }
 

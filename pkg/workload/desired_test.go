@@ -3,7 +3,6 @@ package workload
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,8 +14,9 @@ import (
 
 func loadSample(t *testing.T, name string) *grovev1.PodCliqueSet {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "manifests", "samples", name))
+	// go test runs in the package's directory (file paths from runtime.Caller are not
+	// usable: the Makefile builds with -trimpath).
+	raw, err := os.ReadFile(filepath.Join("..", "..", "manifests", "samples", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -19,12 +18,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
+// root is the repository's root: go test runs in the package's directory (file paths from
+// runtime.Caller are not usable: the Makefile builds with -trimpath).
 func root(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestChartLints(t *testing.T) {

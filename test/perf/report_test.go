@@ -178,10 +178,11 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 		}
 	}
 	writePreemption(&b, preempts)
-	b.WriteString("\n## Updates\n\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something.\n\n")
-	b.WriteString("| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Updates\n\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something. Step latency: from the member event that enables the update's next step (a member created, bound, Ready or gone) to the first write of the controller pass that takes it (phalanx_controller_step_latency_seconds).\n\n")
+	b.WriteString("| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions | step latency p50 | p99 | steps |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, u := range updates {
-		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d |\n", u.Name, u.Pods, u.Duration.Round(100*time.Millisecond), u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes)
+		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d | %s | %s | %d |\n", u.Name, u.Pods, u.Duration.Round(100*time.Millisecond), u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes,
+			u.StepP50.Round(time.Millisecond), u.StepP99.Round(time.Millisecond), u.Steps)
 	}
 	b.WriteString("\n![capacity](capacity.png)\n")
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {

@@ -2,8 +2,11 @@ package perf
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -31,7 +34,11 @@ type UpdateResult struct {
 	MinAvailable  int32
 	PeakExtraGPUs int64
 	Passes        int
-	Timeline      []Sample
+	// StepP50 and StepP99 are the controller's step latency (pkg/controller/steps.go: from
+	// the member event that enables a step to the pass's first write), over Steps steps.
+	StepP50, StepP99 time.Duration
+	Steps            int
+	Timeline         []Sample
 }
 
 // Sample is the Ready count at a moment of the update.
@@ -39,6 +46,8 @@ type Sample struct {
 	At    time.Duration
 	Ready int
 }
+
+var onlyUpdate = flag.Int("perf.update", 0, "TestPerfUpdates: only this strategy (1-based); 0: all")
 
 // runUpdates measures the seed design's strategies at 100 PodCliqueSet replicas on 800 nodes.
 func runUpdates(t *testing.T, root string) []UpdateResult {
@@ -63,12 +72,23 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		{"ReplicaRecreate, replicas of 3 pods, maxSurge 1 / maxUnavailable 0", framework.Recreate(ns, "rr", replicas, 1, 0), 3},
 	}
 	var out []UpdateResult
-	for _, c := range cases {
+	for i, c := range cases {
+		if *onlyUpdate != 0 && *onlyUpdate != i+1 {
+			continue
+		}
 		c.pcs.Spec.Replicas = replicas
 		env, cluster := startUpdateCluster(t, root, nodes)
 		var mu sync.Mutex
 		passes, armed := 0, false
+		var steps []time.Duration
 		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Configure: func(ctrl *controller.Controller) {
+			ctrl.OnStep = func(_ string, d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if armed {
+					steps = append(steps, d)
+				}
+			}
 			ctrl.OnPlan = func(_ *grovev1.PodCliqueSet, p update.Plan) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -85,25 +105,53 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			return pcs.Status.AvailableReplicas == replicas && ready == total
 		})
 		res := UpdateResult{Name: c.name, Pods: total, MinReady: total, MinAvailable: replicas}
-		var startGPUs int64
-		pods, _ := env.ListPods(ctx, ns, c.pcs.Name)
-		for i := range pods {
-			startGPUs += gang.RequestsOf(&pods[i]).GPU
+		// The ledger follows each pod as the watch changes it (ready, GPUs asked), so that
+		// measuring costs the machine one pod's worth of work per event, not a pass over all
+		// of them (that took a third of a core at 900 pods and slowed what it measured).
+		type podState struct {
+			ready bool
+			gpus  int64
 		}
+		ledger := map[string]podState{}
+		ready, gpus := 0, int64(0)
+		pods, err := env.ListPods(ctx, ns, c.pcs.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range pods {
+			st := podState{framework.ReadyPod(pods[i]), gang.RequestsOf(&pods[i]).GPU}
+			ledger[pods[i].Name] = st
+			gpus += st.gpus
+			if st.ready {
+				ready++
+			}
+		}
+		startGPUs := gpus
 		begin := time.Now()
-		stopWatch := env.WatchPods(t, ns, c.pcs.Name, func(pods map[string]corev1.Pod, _ *corev1.Pod) {
-			ready := 0
-			var g int64
-			for _, p := range pods {
-				if framework.ReadyPod(p) {
-					ready++
-				}
-				g += gang.RequestsOf(&p).GPU
+		stopWatch := env.WatchPods(t, ns, c.pcs.Name, func(pods map[string]corev1.Pod, changed *corev1.Pod) {
+			var now podState
+			p, exists := pods[changed.Name]
+			if exists {
+				now = podState{framework.ReadyPod(p), gang.RequestsOf(&p).GPU}
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			was := ledger[changed.Name]
+			if exists {
+				ledger[changed.Name] = now
+			} else {
+				delete(ledger, changed.Name)
+			}
+			gpus += now.gpus - was.gpus
+			if was.ready != now.ready {
+				if now.ready {
+					ready++
+				} else {
+					ready--
+				}
+			}
 			res.MinReady = min(res.MinReady, ready)
-			res.PeakExtraGPUs = max(res.PeakExtraGPUs, g-startGPUs)
+			res.PeakExtraGPUs = max(res.PeakExtraGPUs, gpus-startGPUs)
 			at := time.Since(begin)
 			if n := len(res.Timeline); n == 0 || at-res.Timeline[n-1].At > 100*time.Millisecond || res.Timeline[n-1].Ready != ready {
 				res.Timeline = append(res.Timeline, Sample{At: at, Ready: ready})
@@ -113,12 +161,16 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		armed = true
 		mu.Unlock()
 		env.SetImage(t, ns, c.pcs.Name, "registry.example.com/llm/next:v2")
-		waitLong(t, env, c.pcs.Name, func(pcs *grovev1.PodCliqueSet, ready int) bool {
+		framework.Eventually(t, 20*time.Minute, "PodCliqueSet "+c.pcs.Name+" updated", func(ctx context.Context) (bool, error) {
+			pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, c.pcs.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
 			mu.Lock()
+			defer mu.Unlock()
 			res.MinAvailable = min(res.MinAvailable, pcs.Status.AvailableReplicas)
-			mu.Unlock()
 			p := pcs.Status.UpdateProgress
-			return pcs.Status.ObservedGeneration != nil && *pcs.Status.ObservedGeneration == pcs.Generation && p != nil && p.UpdateEndedAt != nil && ready == total
+			return pcs.Status.ObservedGeneration != nil && *pcs.Status.ObservedGeneration == pcs.Generation && p != nil && p.UpdateEndedAt != nil && ready == total, nil
 		})
 		res.Duration = time.Since(begin)
 		stopWatch()
@@ -126,8 +178,11 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		cluster.Stop()
 		mu.Lock()
 		res.Passes = passes
+		res.Steps = len(steps)
+		res.StepP50, res.StepP99 = quantile(steps, 0.5), quantile(steps, 0.99)
 		mu.Unlock()
-		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes", c.name, total, res.Duration.Round(100*time.Millisecond), res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes)
+		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes, step latency p50 %s p99 %s over %d steps", c.name, total, res.Duration.Round(100*time.Millisecond),
+			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
 		out = append(out, res)
 	}
 	return out
@@ -182,4 +237,26 @@ func waitLong(t *testing.T, env *framework.Env, name string, done func(*grovev1.
 		}
 		return done(pcs, ready), nil
 	})
+}
+
+// quantile is the q-quantile (nearest rank) of ds; 0 when ds is empty.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(i, 0)]
+}
+
+// TestPerfUpdates runs only the update costs of make perf's report and logs them, to look into
+// a figure: go test -mod=vendor -run TestPerfUpdates -v ./test/perf/ (-perf.quick: 10
+// replicas on 80 nodes; -perf.update=N: only the Nth strategy, from 1).
+func TestPerfUpdates(t *testing.T) {
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUpdates(t, root)
 }

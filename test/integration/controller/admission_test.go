@@ -482,7 +482,10 @@ func TestMetrics(t *testing.T) {
 	env := framework.Shared(t)
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes("metrics", 6))
-	const hold = 3 * time.Second
+	// Each hold ends when its replacement binds, so a long window costs the test nothing,
+	// and a loaded machine cannot miss it (a 3 s hold could end before the competitor was
+	// tried against it, and phalanx_reservation_blocked_pods_total did not move).
+	const hold = 2 * time.Minute
 	env.StartPhalanx(t, framework.Phalanx{Controller: true, ReservationHold: hold})
 	before := map[string]float64{
 		"placed":   framework.Metric(t, "phalanx_gang_time_to_placed_seconds", map[string]string{"kind": "PodGang"}),
