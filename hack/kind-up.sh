@@ -8,6 +8,8 @@
 #   hack/kind-up.sh --real-only  run only the real-cluster tests (TestKind*: kubelets, probes,
 #                                grace, node loss, drain, leader loss, cert rotation); the rest
 #                                of the suite runs in `make test` on the local control plane
+#   hack/kind-up.sh --smoke      run only the smoke tests (GPUs advertised through the device
+#                                plugin; a rolling update through probes and grace): what CI runs
 #   hack/kind-up.sh --down       delete the cluster
 #   hack/kind-up.sh --dry-run    print the steps instead of running them
 #
@@ -45,8 +47,9 @@ for arg in "$@"; do
     --no-test) run_tests=false ;;
     --test-only) create=false ;;
     --real-only) only="^TestKind" ;;
+    --smoke) only="^TestKind(NodesAdvertiseGPUs|RollingUpdateProbesAndGrace)$" ;;
     --down) down=true ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "hack/kind-up.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -63,6 +63,14 @@ func TestKindUpDryRun(t *testing.T) {
 	if err != nil || !strings.Contains(string(real), "-run ^TestKind "+filepath.Join(r, "test", "e2e")) {
 		t.Errorf("--real-only does not run just the real-cluster tests (err %v):\n%s", err, real)
 	}
+	smoke, err := exec.Command(filepath.Join(r, "hack", "kind-up.sh"), "--dry-run", "--smoke").CombinedOutput()
+	if err != nil || !strings.Contains(string(smoke), "-run ^TestKind(NodesAdvertiseGPUs|RollingUpdateProbesAndGrace)$ "+filepath.Join(r, "test", "e2e")) {
+		t.Errorf("--smoke does not run just the smoke tests (err %v):\n%s", err, smoke)
+	}
+	ci, err := os.ReadFile(filepath.Join(r, ".ci", "run"))
+	if err != nil || !strings.Contains(string(ci), "make test\n") || !strings.Contains(string(ci), "make test-kind ARGS=--smoke") {
+		t.Errorf(".ci/run does not run make test and the kind smoke test (err %v):\n%s", err, ci)
+	}
 	bad, err := exec.Command(filepath.Join(r, "hack", "kind-up.sh"), "--frobnicate").CombinedOutput()
 	if err == nil || !strings.Contains(string(bad), "unknown argument: --frobnicate") {
 		t.Errorf("an unknown flag: err %v, %s", err, bad)
