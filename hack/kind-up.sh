@@ -200,6 +200,6 @@ if [ "$run_tests" = true ]; then
   step "e2e suite on kind"
   run env PHALANX_E2E_KUBECONFIG="$kubeconfig" PHALANX_E2E_KIND="$CLUSTER" PHALANX_E2E_TESTSERVER_IMAGE="$TESTSERVER_REPO" \
     PATH="${bin}:${bin}/node:${PATH}" \
-    "${root}/hack/test-summary.sh" go test -mod=vendor -trimpath -count=1 -timeout "${TEST_TIMEOUT:-60m}" ${only:+-run "$only"} "${root}/test/e2e/..."
+    "${root}/hack/test-summary.sh" go test -mod=vendor -trimpath -count=1 -v -timeout "${TEST_TIMEOUT:-60m}" ${only:+-run "$only"} "${root}/test/e2e/..."
   step "done in $(( $(date +%s) - started )) s"
 fi

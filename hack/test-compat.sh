@@ -44,7 +44,7 @@ for v in $VERSIONS; do
     start=$(date +%s)
     log=$(mktemp)
     if PHALANX_BIN_DIR=$dir PHALANX_LOCAL_DIR= PHALANX_E2E_KUBECONFIG= \
-        $GO test -mod=vendor -count=1 -timeout 30m -run "${SUITE[$pkg]}" -v "$pkg" >"$log" 2>&1; then
+        $GO test -mod=vendor -trimpath -count=1 -timeout 30m -run "${SUITE[$pkg]}" -v "$pkg" >"$log" 2>&1; then
       result=PASS
     else
       result=FAIL; failed=1
