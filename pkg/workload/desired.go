@@ -127,6 +127,7 @@ func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 			replicas = append(replicas, r)
 		}
 	}
+	hashes := map[*grovev1.PodCliqueTemplateSpec]string{}
 	for _, r := range replicas {
 		// Replica r is made from its held template (a partition) or spec.template.
 		pcs := ReplicaPCS(set, obs.ReplicaTemplates, r)
@@ -141,7 +142,7 @@ func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 		for i := range pcs.Spec.Template.Cliques {
 			cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
 		}
-		b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w}
+		b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes}
 		b.service()
 		base := b.gang(BasePodGangName(pcs.Name, r), "")
 		for i := range pcs.Spec.Template.Cliques {
@@ -226,6 +227,22 @@ type replicaBuilder struct {
 	replica int
 	owner   metav1.OwnerReference
 	world   *World
+	// hashes are the template hashes computed so far in this Desired call, by template:
+	// every replica's cliques share their template, and hashing one marshals it whole.
+	hashes map[*grovev1.PodCliqueTemplateSpec]string
+}
+
+// hash is TemplateHash(c), computed once per template and Desired call.
+func (b *replicaBuilder) hash(c *grovev1.PodCliqueTemplateSpec) string {
+	if b.hashes == nil {
+		return TemplateHash(c)
+	}
+	h, ok := b.hashes[c]
+	if !ok {
+		h = TemplateHash(c)
+		b.hashes[c] = h
+	}
+	return h
 }
 
 // labels are the labels of every object of the replica.
@@ -328,7 +345,7 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 	}
 	b.world.Cliques = append(b.world.Cliques, pclq)
 
-	hash := TemplateHash(c)
+	hash := b.hash(c)
 	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c)}
 	indices := make([]int, 0, int(c.Spec.Replicas)+len(surge))
 	for i := 0; i < int(c.Spec.Replicas); i++ {
