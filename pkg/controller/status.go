@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -18,6 +19,9 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
+// statusWorkers bounds the status writes of one pass that are in flight at once.
+const statusWorkers = 8
+
 // writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
 func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
 	now := metav1.NewTime(c.now())
@@ -27,6 +31,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		podsByClique[p.Labels[grovev1.LabelPodClique]] = append(podsByClique[p.Labels[grovev1.LabelPodClique]], p)
 	}
 	var conflicts []string
+	var changed []*grovev1.PodClique
 	for _, pclq := range obs.cliques {
 		members := make([]index.Member, 0, len(podsByClique[pclq.Name]))
 		for _, p := range podsByClique[pclq.Name] {
@@ -46,15 +51,26 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			!ptr.Equal(pclq.Status.CurrentPodCliqueSetGenerationHash, st.CurrentPodCliqueSetGenerationHash) {
 			upd := pclq.DeepCopy()
 			upd.Status = st
-			got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
-			if apierrors.IsNotFound(err) {
-				continue // deleted by this pass (no longer wanted): nothing to report
-			}
-			if err != nil {
-				return fmt.Errorf("updating status of PodClique %s: %w", pclq.Name, err)
-			}
-			obs.cliques[pclq.Name] = got
+			changed = append(changed, upd)
 		}
+	}
+	// The changed statuses are written in parallel: an update step changes a few cliques, and
+	// their writes in a row held the next step's pass back (a key is one pass at a time).
+	var mu sync.Mutex
+	if err := parallel(len(changed), statusWorkers, func(i int) error {
+		got, err := c.client.GroveV1alpha1().PodCliques(pcs.Namespace).UpdateStatus(ctx, changed[i], metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil // deleted by this pass (no longer wanted): nothing to report
+		}
+		if err != nil {
+			return fmt.Errorf("updating status of PodClique %s: %w", changed[i].Name, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		obs.cliques[got.Name] = got
+		return nil
+	}); err != nil {
+		return err
 	}
 	cliquesOf := map[string][]*grovev1.PodClique{} // by scaling group, found once
 	for _, pclq := range obs.cliques {
