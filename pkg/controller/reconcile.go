@@ -22,6 +22,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return nil
 	}
+	passStart := c.now()
 	stepEvent, stepped := c.steps.take(key)
 	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -101,7 +102,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		return err
 	}
 	if stepped && !a.firstWrite.IsZero() {
-		c.observeStep(key, stepEvent, a.firstWrite)
+		c.observeStep(ctx, key, stepEvent, passStart, a.firstWrite)
 	}
 	if pcs.Status.CurrentRevision != "" {
 		// An update (not the creation): count its steps.

@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
@@ -49,12 +52,14 @@ func (s *stepClock) forget(key string) {
 	delete(s.last, key)
 }
 
-// observeStep reports one step: the metric, and the OnStep hook of previews and tests.
-func (c *Controller) observeStep(key string, event, firstWrite time.Time) {
+// observeStep reports one step: the metric, the OnStep hook of previews and tests, and at
+// verbosity 4 its parts (waiting in the queue, the pass up to its first write).
+func (c *Controller) observeStep(ctx context.Context, key string, event, passStart, firstWrite time.Time) {
 	d := firstWrite.Sub(event)
 	if d < 0 {
 		d = 0
 	}
+	klog.FromContext(ctx).V(4).Info("Update step", "podCliqueSet", key, "latency", d, "queued", passStart.Sub(event), "pass", firstWrite.Sub(passStart))
 	metrics.ControllerStepLatency.Observe(d.Seconds())
 	if c.OnStep != nil {
 		c.OnStep(key, d)

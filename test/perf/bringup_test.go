@@ -12,6 +12,7 @@ import (
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/server"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
@@ -78,6 +79,89 @@ func TestPerfBringUp(t *testing.T) {
 		total, replicas, nodes, defaults.QPS, defaults.Burst, c[0].Round(time.Millisecond), c[len(c)-1].Round(time.Millisecond), float64(len(c))/(c[len(c)-1]-c[0]).Seconds(),
 		b[0].Round(time.Millisecond), b[len(b)-1].Round(time.Millisecond), float64(len(b))/(b[len(b)-1]-b[0]).Seconds(),
 		(b[len(b)-1] - c[len(c)-1]).Round(time.Millisecond), backlog)
+
+	// The same gangs and pods created by a client, with the scheduler alone, on a control
+	// plane of its own: the bind rate the controller's bring-up is held against.
+	gangs, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := env.ListPods(ctx, ns, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withController := float64(total) / b[len(b)-1].Seconds() // from the PodCliqueSet's create
+	byClient := clientBringUp(t, root, nodes, gangs.Items, pods)
+	t.Logf("bring-up rate from the first create to the last bind: controller %.0f pods/s, a client creating the same gangs and pods %.0f pods/s: %.2fx (target >= 0.9x)",
+		withController, byClient, withController/byClient)
+}
+
+// clientBringUp creates gangs, then pods (server fields cleared, unbound), with a fast client on
+// a new control plane where the Phalanx scheduler runs alone, and returns the bind rate from the
+// first create to the last bind.
+func clientBringUp(t *testing.T, root string, nodes int, gangs []schedv1.PodGang, pods []corev1.Pod) float64 {
+	t.Helper()
+	ctx := context.Background()
+	env, cluster := startUpdateCluster(t, root, nodes)
+	defer cluster.Stop()
+	stop := env.StartPhalanx(t, framework.Phalanx{})
+	defer stop()
+	var mu sync.Mutex
+	var last time.Duration
+	bound := map[string]bool{}
+	begin := time.Now()
+	stopWatch := env.WatchPods(t, ns, "b", func(_ map[string]corev1.Pod, changed *corev1.Pod) {
+		mu.Lock()
+		defer mu.Unlock()
+		if changed.Spec.NodeName != "" && !bound[changed.Name] {
+			bound[changed.Name] = true
+			last = time.Since(begin)
+		}
+	})
+	defer stopWatch()
+	clean := func(m *metav1.ObjectMeta) {
+		*m = metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, Labels: m.Labels, Annotations: m.Annotations}
+	}
+	mu.Lock()
+	begin = time.Now()
+	mu.Unlock()
+	for i := range gangs {
+		g := gangs[i].DeepCopy()
+		clean(&g.ObjectMeta)
+		g.Status = schedv1.PodGangStatus{}
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := pods[i].DeepCopy()
+				clean(&p.ObjectMeta)
+				p.Spec.NodeName, p.Status = "", corev1.PodStatus{}
+				if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for i := range pods {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	framework.Eventually(t, 10*time.Minute, "every pod bound", func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(bound) >= len(pods), nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return float64(len(pods)) / last.Seconds()
 }
 
 func sortedDurations(m map[string]time.Duration) []time.Duration {

@@ -79,7 +79,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		c.pcs.Spec.Replicas = replicas
 		env, cluster := startUpdateCluster(t, root, nodes)
 		var mu sync.Mutex
-		passes, armed := 0, false
+		passes, planned, armed := 0, 0, false
 		var steps []time.Duration
 		stop := env.StartPhalanx(t, framework.Phalanx{Controller: true, Configure: func(ctrl *controller.Controller) {
 			ctrl.OnStep = func(_ string, d time.Duration) {
@@ -92,6 +92,9 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			ctrl.OnPlan = func(_ *grovev1.PodCliqueSet, p update.Plan) {
 				mu.Lock()
 				defer mu.Unlock()
+				if armed {
+					planned++
+				}
 				if armed && len(p.Actions) > 0 {
 					passes++
 				}
@@ -181,8 +184,8 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		res.Steps = len(steps)
 		res.StepP50, res.StepP99 = quantile(steps, 0.5), quantile(steps, 0.99)
 		mu.Unlock()
-		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes, step latency p50 %s p99 %s over %d steps", c.name, total, res.Duration.Round(100*time.Millisecond),
-			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
+		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes with actions of %d that planned, step latency p50 %s p99 %s over %d steps", c.name, total, res.Duration.Round(100*time.Millisecond),
+			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, planned, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
 		out = append(out, res)
 	}
 	return out
