@@ -133,27 +133,15 @@ func clientBringUp(t *testing.T, root string, nodes int, gangs []schedv1.PodGang
 			t.Fatal(err)
 		}
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				p := pods[i].DeepCopy()
-				clean(&p.ObjectMeta)
-				p.Spec.NodeName, p.Status = "", corev1.PodStatus{}
-				if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
+	if err := parallel(len(pods), func(i int) error {
+		p := pods[i].DeepCopy()
+		clean(&p.ObjectMeta)
+		p.Spec.NodeName, p.Status = "", corev1.PodStatus{}
+		_, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
-	for i := range pods {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	framework.Eventually(t, 10*time.Minute, "every pod bound", func(context.Context) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
