@@ -24,10 +24,19 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	}
 	passStart := c.now()
 	stepEvent, stepped := c.steps.take(key)
+	applied := false
+	defer func() {
+		if stepped && !applied {
+			// A pass that stopped before applying (waiting for its own writes to show, an
+			// error) did not take the step: the next pass that applies is timed from it.
+			c.steps.note(key, stepEvent)
+		}
+	}()
 	pcs, err := c.sets.PodCliqueSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.trackUpdate(key, updateState{})
 		c.expect.forget(key)
+		stepped = false
 		c.steps.forget(key)
 		return nil // owner references let the garbage collector remove the children
 	}
@@ -101,6 +110,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err := a.apply(obs, want, ro); err != nil {
 		return err
 	}
+	applied = true
 	if stepped && !a.firstWrite.IsZero() {
 		c.observeStep(ctx, key, stepEvent, passStart, a.firstWrite)
 	}
