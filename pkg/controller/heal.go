@@ -83,7 +83,7 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 		gone := p.DeepCopy()
 		now := metav1.Now()
 		gone.DeletionTimestamp = &now
-		obs.pods[name] = gone
+		obs.setPod(name, gone)
 	}
 	return nil
 }

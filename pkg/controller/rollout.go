@@ -148,14 +148,8 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 			inGroup[c] = true
 		}
 	}
-	// The pods by clique and by scaling group, found once: each unit reads only its own.
-	byClique, byGroup := map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
-	for _, p := range obs.pods {
-		byClique[p.Labels[grovev1.LabelPodClique]] = append(byClique[p.Labels[grovev1.LabelPodClique]], p)
-		if sg := p.Labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
-			byGroup[sg] = append(byGroup[sg], p)
-		}
-	}
+	// Each unit reads only its own pods.
+	byClique, byGroup := obs.podsBy(grovev1.LabelPodClique), obs.podsBy(grovev1.LabelPodCliqueScalingGroup)
 	gangsOf := map[string][]*schedv1.PodGang{}
 	for _, g := range obs.gangs {
 		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]

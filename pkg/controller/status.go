@@ -26,10 +26,7 @@ const statusWorkers = 8
 func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
 	now := metav1.NewTime(c.now())
 	hashes := ro.hashes
-	podsByClique := map[string][]*corev1.Pod{}
-	for _, p := range obs.pods {
-		podsByClique[p.Labels[grovev1.LabelPodClique]] = append(podsByClique[p.Labels[grovev1.LabelPodClique]], p)
-	}
+	podsByClique := obs.podsBy(grovev1.LabelPodClique)
 	var conflicts []string
 	var changed []*grovev1.PodClique
 	for _, pclq := range obs.cliques {

@@ -483,15 +483,19 @@ func summarize(cfg Config, wl Workload, pods int, bound map[string]time.Time, ga
 			}
 		}
 	}
-	sort.Slice(placed, func(i, j int) bool { return placed[i] < placed[j] })
-	pct := func(q float64) time.Duration {
-		if len(placed) == 0 {
-			return 0
-		}
-		return placed[min(len(placed)-1, int(q*float64(len(placed))))]
-	}
-	r.GangP50, r.GangP90, r.GangP99 = pct(0.5), pct(0.9), pct(0.99)
+	r.GangP50, r.GangP90, r.GangP99 = quantile(placed, 0.5), quantile(placed, 0.9), quantile(placed, 0.99)
 	return r
+}
+
+// quantile is the q-quantile of ds (the element at rank q*n of the sorted values); 0 when ds is
+// empty. ds is not modified.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
 func pod(name, schedulerName string, gpus int64) *corev1.Pod {

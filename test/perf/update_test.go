@@ -4,9 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -183,9 +181,10 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		res.Passes = passes
 		res.Steps = len(steps)
 		res.StepP50, res.StepP99 = quantile(steps, 0.5), quantile(steps, 0.99)
+		allPlanned := planned
 		mu.Unlock()
 		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes with actions of %d that planned, step latency p50 %s p99 %s over %d steps", c.name, total, res.Duration.Round(100*time.Millisecond),
-			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, planned, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
+			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, allPlanned, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
 		out = append(out, res)
 	}
 	return out
@@ -240,17 +239,6 @@ func waitLong(t *testing.T, env *framework.Env, name string, done func(*grovev1.
 		}
 		return done(pcs, ready), nil
 	})
-}
-
-// quantile is the q-quantile (nearest rank) of ds; 0 when ds is empty.
-func quantile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := int(math.Ceil(q*float64(len(s)))) - 1
-	return s[max(i, 0)]
 }
 
 // TestPerfUpdates runs only the update costs of make perf's report and logs them, to look into
