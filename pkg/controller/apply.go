@@ -23,6 +23,7 @@ import (
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -179,7 +180,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			if err := a.afterCreate("PodGang", err); err != nil {
 				return err
 			}
-		case !apiequality.Semantic.DeepEqual(cur.Spec, withReservationRef(g.Spec, cur.Spec)):
+		case !gangSpecEqual(g.Spec, cur.Spec):
 			upd := cur.DeepCopy()
 			upd.Spec = withReservationRef(g.Spec, cur.Spec)
 			if _, err := c.client.SchedulerV1alpha1().PodGangs(ns).Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
@@ -195,10 +196,13 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			delete(pending, name) // no longer wanted, or created (by an earlier pass)
 		}
 	}
-	groupMembers := map[string]bool{}
-	for _, p := range obs.pods {
-		if p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" {
-			groupMembers[memberKey(p)] = true
+	// Coherent: the group replicas that have a pod (one with none waits for its slice).
+	groupMembers := map[update.MemberRef]bool{}
+	if coherent(a.pcs) {
+		for _, p := range obs.pods {
+			if p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" {
+				groupMembers[memberOf(p)] = true
+			}
 		}
 	}
 	wantPods := map[string]bool{}
@@ -218,7 +222,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			continue
 		}
 		// Coherent: a group replica with no pod is made whole in its slice, when the plan says.
-		if key := memberKey(p); coherent(a.pcs) && p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" && !groupMembers[key] && !ro.createGroups[key] {
+		if key := memberOf(p); coherent(a.pcs) && p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" && !groupMembers[key] && !ro.createGroups[key] {
 			continue
 		}
 		owner := obs.cliques[p.Labels[grovev1.LabelPodClique]]
@@ -229,13 +233,24 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, grovev1.SchemeGroupVersion.WithKind("PodClique"))}
 		toCreate = append(toCreate, pod)
 	}
-	if err := slowStart(len(toCreate), func(i int) error {
+	// By gang, so that the first batch is the first gang's missing members (batch.go).
+	sort.SliceStable(toCreate, func(i, j int) bool {
+		return workload.GangOf(toCreate[i].Labels) < workload.GangOf(toCreate[j].Labels)
+	})
+	first := 0
+	for first < len(toCreate) && workload.GangOf(toCreate[first].Labels) == workload.GangOf(toCreate[0].Labels) {
+		first++
+	}
+	if err := slowStart(len(toCreate), first, func(i int) error {
+		c.expect.created(a.key(), a.pcs.UID, toCreate[i].Name)
 		_, err := c.kube.CoreV1().Pods(ns).Create(ctx, toCreate[i], metav1.CreateOptions{})
+		if err != nil {
+			// Nothing was made, AlreadyExists included: the name may belong to a pod still
+			// terminating, whose end would then be awaited as this create's appearance.
+			c.expect.undo(a.key(), a.pcs.UID, toCreate[i].Name)
+		}
 		if ignoreExists(err) != nil {
 			return fmt.Errorf("creating pod %s: %w", toCreate[i].Name, err)
-		}
-		if err == nil {
-			c.expect.created(a.key(), a.pcs.UID, toCreate[i].Name)
 		}
 		return a.afterCreate("Pod", err)
 	}); err != nil {
@@ -262,7 +277,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		wantGangs[g.Name] = g
 	}
 	for _, r := range ro.deleteReplicas {
-		if ro.replaced[replicasUnitName+"/"+strconv.Itoa(r)] {
+		if ro.replaced[update.MemberRef{Kind: update.SetReplicas, Unit: replicasUnitName, Index: r}] {
 			for name, g := range obs.gangs {
 				if g.Labels[grovev1.LabelPodCliqueSetReplicaIndex] == strconv.Itoa(r) {
 					recreated[name] = true
@@ -320,10 +335,11 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 	}
 	if err := parallel(len(replaced), deleteWorkers, func(i int) error {
 		p := replaced[i]
+		c.expect.deleted(a.key(), a.pcs.UID, p)
 		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			c.expect.undo(a.key(), a.pcs.UID, p.Name)
 			return fmt.Errorf("deleting pod %s to replace it: %w", p.Name, err)
 		}
-		c.expect.deleted(a.key(), a.pcs.UID, p)
 		a.countDelete("Pod")
 		return nil
 	}); err != nil {
@@ -353,10 +369,11 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 	})
 	if err := parallel(len(surplus), deleteWorkers, func(i int) error {
 		p := surplus[i]
+		c.expect.deleted(a.key(), a.pcs.UID, p)
 		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
+			c.expect.undo(a.key(), a.pcs.UID, p.Name)
 			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
 		}
-		c.expect.deleted(a.key(), a.pcs.UID, p)
 		a.countDelete("Pod")
 		return nil
 	}); err != nil {
@@ -397,6 +414,14 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// gangSpecEqual reports whether the live gang spec cur is the desired want, leaving out the
+// reservation reference (set on the live object only). want is not copied: comparing every
+// gang of a set each pass was a deep copy of each.
+func gangSpecEqual(want, cur schedv1.PodGangSpec) bool {
+	want.ReuseReservationRef = cur.ReuseReservationRef // a shallow copy: want's pointers are only read
+	return apiequality.Semantic.DeepEqual(want, cur)
 }
 
 // withReservationRef is the desired gang spec with the reservation reference the live one

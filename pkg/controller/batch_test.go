@@ -20,12 +20,12 @@ func TestSlowStart(t *testing.T) {
 			return nil
 		}
 	}
-	if err := slowStart(10, record(-1)); err != nil || len(calls) != 10 {
+	if err := slowStart(10, 1, record(-1)); err != nil || len(calls) != 10 {
 		t.Fatalf("all succeed: err %v, %d calls, want 10", err, len(calls))
 	}
 	// Batches 1, 2, 4, 3: a failure at index 4 (third batch: 3..6) stops before 7..9.
 	calls = map[int]bool{}
-	err := slowStart(10, record(4))
+	err := slowStart(10, 1, record(4))
 	if err == nil {
 		t.Fatal("a failure was not returned")
 	}
@@ -41,8 +41,17 @@ func TestSlowStart(t *testing.T) {
 	}
 	// The first call failing stops everything else.
 	calls = map[int]bool{}
-	if err := slowStart(10, record(0)); err == nil || len(calls) != 1 {
+	if err := slowStart(10, 1, record(0)); err == nil || len(calls) != 1 {
 		t.Errorf("first call refused: err %v, %d calls, want 1", err, len(calls))
+	}
+	// A first batch of 3 (one gang's members), then 6, then the last 1.
+	calls = map[int]bool{}
+	if err := slowStart(10, 3, record(2)); err == nil || len(calls) != 3 {
+		t.Errorf("first gang refused: err %v, %d calls, want 3", err, len(calls))
+	}
+	calls = map[int]bool{}
+	if err := slowStart(10, 3, record(8)); err == nil || len(calls) != 9 {
+		t.Errorf("a failure in the second batch (3..8): err %v, %d calls, want 9", err, len(calls))
 	}
 }
 

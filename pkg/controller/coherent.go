@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,38 +60,37 @@ func coherentBudgets(pcs *grovev1.PodCliqueSet) (maxSurge, maxUnavailable intstr
 	return grovev1.SetBudgets(pcs.Spec.UpdateStrategy)
 }
 
-// coherentReplicas are the replicas as the Coherent planner takes them: the same units, the
-// PodCliqueSet-level budgets in slices, and the units in scope (those with a clique in scope;
+// coherentSet is the Coherent part of the planner's Set: the PodCliqueSet-level budgets in
+// slices, each replica's slice unit name and the units in scope (those with a clique in scope;
 // nil scope: the planner decides).
-func coherentReplicas(pcs *grovev1.PodCliqueSet, replicas []update.Replica, scope map[string]bool, blocked map[string]string, paused bool) []update.CoherentReplica {
-	maxSurge, maxUnavailable := coherentBudgets(pcs)
-	out := make([]update.CoherentReplica, 0, len(replicas))
+func coherentSet(pcs *grovev1.PodCliqueSet, replicas []update.Replica, scope map[string]bool) update.CoherentSet {
+	cs := update.CoherentSet{}
+	cs.MaxSurge, cs.MaxUnavailable = coherentBudgets(pcs)
 	for _, rep := range replicas {
-		cr := update.CoherentReplica{Replica: rep, Name: coherentUnitName(pcs.Name, rep.Index),
-			MaxSurge: maxSurge, MaxUnavailable: maxUnavailable, Paused: paused}
-		_, cr.SurgeBlocked = blocked[cr.Name]
-		if scope != nil {
-			cr.Changed = map[string]bool{}
-			for _, c := range pcs.Spec.Template.Cliques {
-				if scope[c.Name] {
-					cr.Changed[workload.PodCliqueName(pcs.Name, rep.Index, c.Name)] = true
-				}
+		cs.Names = append(cs.Names, coherentUnitName(pcs.Name, rep.Index))
+		if scope == nil {
+			continue
+		}
+		changed := map[string]bool{}
+		for _, c := range pcs.Spec.Template.Cliques {
+			if scope[c.Name] {
+				changed[workload.PodCliqueName(pcs.Name, rep.Index, c.Name)] = true
 			}
-			for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-				for _, cn := range g.CliqueNames {
-					if scope[cn] {
-						cr.Changed[workload.ScalingGroupName(pcs.Name, rep.Index, g.Name)] = true
-					}
+		}
+		for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			for _, cn := range g.CliqueNames {
+				if scope[cn] {
+					changed[workload.ScalingGroupName(pcs.Name, rep.Index, g.Name)] = true
 				}
 			}
 		}
-		out = append(out, cr)
+		cs.Changed = append(cs.Changed, changed)
 	}
-	return out
+	return cs
 }
 
-// memberKey is the update member a pod belongs to (workload.MemberKey).
-func memberKey(p *corev1.Pod) string { return workload.MemberKey(p.Labels) }
+// memberOf is the update member a pod belongs to (workload.MemberOf).
+func memberOf(p *corev1.Pod) update.MemberRef { return workload.MemberOf(p.Labels) }
 
 // sliceMembers records, from the plan's slice actions and the pods that carry a slice label,
 // which members the desired world puts in which slice gang (ro.sliceGangs, by member key), and
@@ -105,7 +103,7 @@ func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
 	inFlight := map[string]bool{}
 	for _, p := range obs.pods {
 		if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" && p.DeletionTimestamp == nil {
-			ro.sliceGangs[memberKey(p)] = g
+			ro.sliceGangs[memberOf(p)] = g
 			inFlight[g] = true
 		}
 	}
@@ -114,7 +112,7 @@ func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
 			continue
 		}
 		g := workload.SliceGangName(pcs.Name, a.Slice.Replica, a.Slice.Index)
-		key := a.Unit + "/" + strconv.Itoa(a.Index)
+		key := a.Ref()
 		switch {
 		case a.Type == update.Create && (a.Slice.Whole || inFlight[g]):
 			ro.sliceGangs[key] = g
@@ -136,11 +134,9 @@ func (ro *rollout) sliceMembers(pcs *grovev1.PodCliqueSet, obs *observed) {
 // are outside an update (the slice gang object goes in the next pass, when no pod names it).
 // Surge slices keep their gang: their pods go at the end of the update.
 func (a *applier) landSlices(obs *observed, want *workload.World) error {
-	pods := map[string][]*corev1.Pod{}
-	for _, p := range obs.pods {
-		if g := p.Labels[grovev1.LabelCoherentSlice]; g != "" {
-			pods[g] = append(pods[g], p)
-		}
+	pods := obs.podsBy(grovev1.LabelCoherentSlice) // read only
+	if len(pods) == 0 {
+		return nil // no slice in flight (every pass outside a Coherent update)
 	}
 	wantCount := map[string]int{}
 	for _, g := range want.PodGangs {
@@ -154,6 +150,9 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 	surge := surgeMembers(want)
 	for _, g := range slices.Sorted(maps.Keys(pods)) {
 		ps := pods[g]
+		if g == "" {
+			continue
+		}
 		if len(ps) != wantCount[g] {
 			continue
 		}

@@ -9,6 +9,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/client/informers/externalversions"
 	grovelisters "github.com/phalanx-sched/phalanx/pkg/client/listers/grove/v1alpha1"
@@ -79,6 +81,13 @@ type Controller struct {
 	// expect holds the pod writes of earlier passes the pod cache has not shown yet.
 	expect *expectations
 
+	// statuses writes the statuses of the passes of Run's workers after each pass
+	// (statuswriter.go); nil: Reconcile writes them itself before it returns (a caller that
+	// drives Reconcile, as a preview does, reads them next). own are the status writes the
+	// caches may not show yet.
+	statuses *statusWriter
+	own      *ownWrites
+
 	// Hooks are set by previews and tests before Run (hooks.go).
 	Hooks
 	now func() time.Time
@@ -101,6 +110,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		services:  kf.Core().V1().Services().Lister(),
 		revisions: kf.Apps().V1().ControllerRevisions().Lister(),
 		expect:    newExpectations(),
+		own:       newOwnWrites(),
 		steps:     newStepClock(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podcliqueset"}),
@@ -137,10 +147,18 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	setHandler := cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueueSet,
 		UpdateFunc: func(old, o any) {
-			if om, ok := old.(metav1.Object); ok {
-				if nm, ok := o.(metav1.Object); ok && om.GetGeneration() != nm.GetGeneration() {
-					// A new spec is the first step of an update.
-					c.steps.note(nm.GetNamespace()+"/"+nm.GetName(), c.now())
+			if om, ok := old.(*grovev1.PodCliqueSet); ok {
+				if nm, ok := o.(*grovev1.PodCliqueSet); ok {
+					key := nm.Namespace + "/" + nm.Name
+					if om.Generation != nm.Generation {
+						// A new spec is the first step of an update.
+						c.steps.note(key, c.now())
+					}
+					if statusOnly(om, nm) && !planningStatusChanged(om, nm) {
+						// Counts and times: the statuses are written already by the
+						// pass that computed them (its own write, nearly always).
+						return
+					}
 				}
 			}
 			c.enqueueSet(o)
@@ -158,11 +176,70 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		_, _ = inf.AddEventHandler(setHandler)
 		c.synced = append(c.synced, inf.HasSynced)
 	}
+	// Cliques and scaling groups: a change of their status only (this controller's own
+	// writes, nearly always) brings a status pass a moment later, not a plan at once.
 	for _, inf := range []cache.SharedIndexInformer{
 		pf.Grove().V1alpha1().PodCliques().Informer(),
 		pf.Grove().V1alpha1().PodCliqueScalingGroups().Informer(),
-		pf.Scheduler().V1alpha1().PodGangs().Informer(),
-		kf.Core().V1().Pods().Informer(),
+	} {
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: c.enqueueOwner,
+			UpdateFunc: func(old, o any) {
+				om, ok1 := old.(metav1.Object)
+				nm, ok2 := o.(metav1.Object)
+				if ok1 && ok2 && statusOnly(om, nm) {
+					c.enqueueOwnerAfter(o, statusOnlyDelay)
+					return
+				}
+				c.enqueueOwner(o)
+			},
+			DeleteFunc: c.enqueueOwner,
+		})
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	// Pods: a change that can let an update take a step (podStepChange) brings a pass at
+	// once; any other (a bind, a container status) only changes statuses, and the passes of
+	// such changes are gathered into one a moment later (statusOnlyDelay): at 100 replicas each
+	// pass is tens of milliseconds of CPU, and a pass per bind held the key when the step came.
+	// PodGang updates are status (the scheduler's conditions) or this controller's own writes.
+	// The same for a pod this controller created appearing, or one it deleted turning
+	// terminating: the pass that wrote it planned with it (expectations.confirms).
+	_, _ = kf.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) {
+			if p, ok := o.(*corev1.Pod); ok && c.expect.confirms(p.Namespace+"/"+p.Labels[grovev1.LabelPodCliqueSet], p) {
+				c.enqueueOwnerAfter(o, statusOnlyDelay)
+				return
+			}
+			c.enqueueOwner(o)
+		},
+		UpdateFunc: func(old, o any) {
+			op, ok1 := old.(*corev1.Pod)
+			np, ok2 := o.(*corev1.Pod)
+			if ok1 && ok2 && (!podStepChange(op, np) || c.ownDeletionSeen(op, np)) {
+				c.enqueueOwnerAfter(o, statusOnlyDelay)
+				return
+			}
+			c.enqueueOwner(o)
+		},
+		DeleteFunc: c.enqueueOwner,
+	})
+	c.synced = append(c.synced, kf.Core().V1().Pods().Informer().HasSynced)
+	_, _ = pf.Scheduler().V1alpha1().PodGangs().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueueOwner,
+		UpdateFunc: func(old, o any) {
+			og, ok1 := old.(*schedv1.PodGang)
+			ng, ok2 := o.(*schedv1.PodGang)
+			if ok1 && ok2 && og.Generation == ng.Generation && ng.DeletionTimestamp.Equal(og.DeletionTimestamp) {
+				// The scheduler's conditions, or this controller's reservation annotations.
+				c.enqueueOwnerAfter(o, statusOnlyDelay)
+				return
+			}
+			c.enqueueOwner(o)
+		},
+		DeleteFunc: c.enqueueOwner,
+	})
+	c.synced = append(c.synced, pf.Scheduler().V1alpha1().PodGangs().Informer().HasSynced)
+	for _, inf := range []cache.SharedIndexInformer{
 		kf.Core().V1().Services().Informer(),
 		kf.Apps().V1().ControllerRevisions().Informer(),
 	} {
@@ -236,11 +313,63 @@ func (c *Controller) enqueueOwner(obj any) {
 	}
 	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
 		key := m.GetNamespace() + "/" + set
+		klog.V(5).InfoS("Child changed", "podCliqueSet", key, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
 		if _, pod := obj.(*corev1.Pod); pod {
 			// A member created, bound, Ready or gone: what an update's next step waits for.
 			c.steps.note(key, c.now())
 		}
 		c.queue.Add(key)
+	}
+}
+
+// statusOnlyDelay is how long after a change that only statuses read (statusOnly events) the
+// pass that writes them runs; every such change within it shares that pass.
+const statusOnlyDelay = 200 * time.Millisecond
+
+// podStepChange reports whether a pod update can change what a pass plans: its readiness
+// (availability), its deletion, its phase (a finished pod is replaced), its labels (revision,
+// membership). A bind or a container status alone changes only statuses.
+func podStepChange(old, cur *corev1.Pod) bool {
+	return workload.PodReady(old) != workload.PodReady(cur) ||
+		!old.DeletionTimestamp.Equal(cur.DeletionTimestamp) ||
+		finished(old) != finished(cur) ||
+		!maps.Equal(old.Labels, cur.Labels)
+}
+
+// finished reports whether a pod's containers have ended for good (phase Failed or Succeeded):
+// the controller replaces such a member (heal.go). Pending to Running is not a step.
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
+}
+
+// ownDeletionSeen reports whether the only step change from old to cur is the deletion this
+// controller made, now visible (expectations.confirms).
+func (c *Controller) ownDeletionSeen(old, cur *corev1.Pod) bool {
+	return old.DeletionTimestamp == nil && cur.DeletionTimestamp != nil &&
+		readyCondition(old) == readyCondition(cur) && finished(old) == finished(cur) && maps.Equal(old.Labels, cur.Labels) &&
+		c.expect.confirms(cur.Namespace+"/"+cur.Labels[grovev1.LabelPodCliqueSet], cur)
+}
+
+// readyCondition is the status of a pod's Ready condition, whether or not it is being deleted.
+func readyCondition(p *corev1.Pod) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// enqueueOwnerAfter is enqueueOwner for a change that only statuses read: the pass comes after
+// delay, shared with every such change meanwhile (and sooner with any other event).
+func (c *Controller) enqueueOwnerAfter(obj any, delay time.Duration) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
+		klog.V(5).InfoS("Child status changed", "podCliqueSet", m.GetNamespace()+"/"+set, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
+		c.queue.AddAfter(m.GetNamespace()+"/"+set, delay)
 	}
 }
 
@@ -253,6 +382,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	if err := c.StartInformers(ctx); err != nil {
 		return err
 	}
+	c.statuses = newStatusWriter(c.statusWritten)
+	defer c.statuses.wait()
 	logger.Info("PodCliqueSet controller started", "workers", workers)
 	for i := 0; i < workers; i++ {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)

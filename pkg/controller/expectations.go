@@ -24,6 +24,8 @@ type expectations struct {
 type setExpectations struct {
 	uid types.UID // the PodCliqueSet's: a set recreated under its name starts afresh
 	update.Expectations
+	// waiting: the last pass stopped for writes the cache did not show yet.
+	waiting bool
 }
 
 func newExpectations() *expectations {
@@ -40,18 +42,27 @@ func (e *expectations) forSet(key string, uid types.UID) *setExpectations {
 	return s
 }
 
-// created records a pod this controller created for the set.
+// created records a pod this controller creates for the set. Writes are recorded before they
+// are made: the watch event of a write can reach the cache, and the event handlers that ask
+// confirms, before the call returns. A failed write is taken back with undo.
 func (e *expectations) created(key string, uid types.UID, pod string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.forSet(key, uid).ExpectCreate(pod, e.now())
 }
 
-// deleted records a pod this controller deleted (by its uid) for the set.
+// deleted records a pod this controller deletes (by its uid) for the set, before the call.
 func (e *expectations) deleted(key string, uid types.UID, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.forSet(key, uid).ExpectDelete(pod.Name, string(pod.UID), e.now())
+}
+
+// undo takes back what was recorded for pod: its create or delete failed.
+func (e *expectations) undo(key string, uid types.UID, pod string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.forSet(key, uid).Lower(pod)
 }
 
 // awaited returns the pods whose create or delete the observed pods do not show yet, and
@@ -61,15 +72,28 @@ func (e *expectations) awaited(key string, uid types.UID, pods map[string]*corev
 	defer e.mu.Unlock()
 	s := e.forSet(key, uid)
 	if !s.Pending() {
+		s.waiting = false
 		return nil, nil
 	}
-	return s.Observe(func(name string) (string, bool, bool) {
+	awaited, expired = s.Observe(func(name string) (string, bool, bool) {
 		p := pods[name]
 		if p == nil {
 			return "", false, false
 		}
 		return string(p.UID), p.DeletionTimestamp != nil, true
 	}, e.now())
+	s.waiting = len(awaited) > 0
+	return awaited, expired
+}
+
+// confirms reports whether pod, as an event shows it, is only one of the set's own recorded
+// writes taking effect (update.Expectations.Confirms) while no pass waits for it: the pass that
+// made the write planned with it already, so the event changes no plan, only statuses.
+func (e *expectations) confirms(key string, pod *corev1.Pod) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.bySet[key]
+	return s != nil && !s.waiting && s.Confirms(pod.Name, string(pod.UID), pod.DeletionTimestamp != nil, true)
 }
 
 // forget drops what is kept for a set that is gone.

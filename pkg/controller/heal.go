@@ -59,14 +59,16 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 	for _, name := range names {
 		p, reason := obs.pods[name], reasons[name]
 		uid := p.UID
+		key := cache.MetaObjectToName(pcs).String()
+		c.expect.deleted(key, pcs.UID, p)
 		err := c.kube.CoreV1().Pods(pcs.Namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			continue // already gone, or already replaced by a newer pod of that name
 		}
 		if err != nil {
+			c.expect.undo(key, pcs.UID, name)
 			return fmt.Errorf("deleting finished pod %s/%s: %w", pcs.Namespace, name, err)
 		}
-		c.expect.deleted(cache.MetaObjectToName(pcs).String(), pcs.UID, p)
 		metrics.MembersReplaced.WithLabelValues(reason).Inc()
 		detail := p.Status.Reason
 		if p.Status.Message != "" {

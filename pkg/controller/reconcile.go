@@ -36,6 +36,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if apierrors.IsNotFound(err) {
 		c.trackUpdate(key, updateState{})
 		c.expect.forget(key)
+		c.own.forget(key)
 		stepped = false
 		c.steps.forget(key)
 		return nil // owner references let the garbage collector remove the children
@@ -100,6 +101,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if c.OnPlan != nil {
 		c.OnPlan(pcs, ro.plan)
 	}
+	klog.FromContext(ctx).V(5).Info("Planned", "podCliqueSet", key, "actions", len(ro.plan.Actions))
 	// The template's revision is recorded before any member is made from it, so that the
 	// history holds every template a member ever ran.
 	if _, err := c.syncHistory(ctx, pcs, ro.revision, pcs.Status.CompleteRevision); err != nil {
@@ -122,8 +124,21 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		}
 	}
 	// a.pcs is the latest the applier knows (it may have written its annotations).
-	if err := c.writeStatus(ctx, a.pcs, obs, want, ro); err != nil {
-		return err
+	if c.statuses == nil {
+		if err := c.writeStatus(ctx, a.pcs, obs, want, ro); err != nil {
+			return err
+		}
+	} else {
+		// Off the step's critical path (statuswriter.go): the pass hands over what it saw
+		// and planned, and does not touch it again.
+		written := a.pcs
+		c.statuses.submit(ctx, key, func(ctx context.Context) error {
+			base, ok := c.freshBase(key, written, obs)
+			if !ok {
+				return nil
+			}
+			return c.writeStatus(ctx, base, obs, want, ro)
+		})
 	}
 	if !ro.plan.Done {
 		// An update in progress is looked at again even without events, so that a stall

@@ -13,6 +13,8 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 )
 
 // replacedPod reports whether p is deleted this pass to be replaced: a pod of a standalone
@@ -21,9 +23,8 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 	if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 		return false
 	}
-	return ro.replaced[p.Labels[grovev1.LabelPodClique]+"/"+p.Labels[grovev1.LabelPodCliquePodIndex]] ||
-		ro.replaced[p.Labels[grovev1.LabelPodCliqueScalingGroup]+"/"+p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]] ||
-		ro.replaced[replicasUnitName+"/"+p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]]
+	return ro.replaced[memberOf(p)] ||
+		ro.replaced[update.MemberRef{Kind: update.SetReplicas, Unit: replicasUnitName, Index: index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex])}]
 }
 
 // reservations computes, for every gang that loses members to replacement this pass, the
@@ -34,13 +35,17 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 // for reservationHoldSeconds: TestPartition). Keys are gang names; values are annotation
 // values.
 func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ro.replaced) == 0 && len(ro.replacedSlices) == 0 {
+		return out, nil // nothing is replaced this pass (most passes): no pod to look at
+	}
 	// Each gang that loses a member to replacement, with its bound live pods. A member
 	// replaced with its coherent slice (Coherent) is taken back by the slice gang that makes
 	// it again, not by its regular gang: the slice gang holds what the slice's pods hold.
 	replaced := map[string]bool{}
 	bound := map[string][]*corev1.Pod{}
 	for _, p := range obs.pods {
-		if sg := ro.replacedSlices[memberKey(p)]; sg != "" {
+		if sg := ro.replacedSlices[memberOf(p)]; sg != "" {
 			if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
 				replaced[sg] = true
 				bound[sg] = append(bound[sg], p)
@@ -58,7 +63,6 @@ func reservations(obs *observed, ro *rollout, now metav1.Time) (map[string]strin
 			bound[g] = append(bound[g], p)
 		}
 	}
-	out := map[string]string{}
 	for g := range replaced {
 		r := schedv1.Reservation{Since: now, Nodes: map[string]corev1.ResourceList{}}
 		for _, p := range bound[g] {
@@ -166,6 +170,9 @@ func (a *applier) keepPending(pending map[string]string) error {
 	if err != nil {
 		return fmt.Errorf("keeping the reservations of recreated gangs on PodCliqueSet %s: %w", a.pcs.Name, err)
 	}
+	// The deferred status write starts from this version while the cache shows the one the
+	// pass read (statuswriter.go).
+	a.c.own.note(a.key(), "PodCliqueSet", got.Name, a.pcs.ResourceVersion, got)
 	a.pcs = got
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 )
 
 // The reservation of a gang whose member is replaced holds what its bound members hold, not
@@ -30,7 +31,7 @@ func TestReservationLeavesSurgeOut(t *testing.T) {
 		"p-2-worker-0": pod("p-2-worker-0", "0", "n3", false),
 		"p-2-worker-1": pod("p-2-worker-1", "1", "n4", true),
 	}}
-	ro := &rollout{replaced: map[string]bool{"p-2-worker/0": true}}
+	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-2-worker", Index: 0}: true}}
 	res, err := reservations(obs, ro, metav1.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -61,9 +62,11 @@ func TestReservationOfDrainedSliceGoesToItsSliceGang(t *testing.T) {
 		"pd-0-decode-1-w-0":  pod("pd-0-decode-1-w-0", "pd-0-decode-1", "pd-0-decode", "1", "n4"),
 	}}
 	obs.pods["pd-0-frontend-0"].Labels[grovev1.LabelPodClique] = "pd-0-frontend"
+	prefill0 := update.MemberRef{Kind: update.GroupReplicas, Unit: "pd-0-prefill", Index: 0}
+	decode0 := update.MemberRef{Kind: update.GroupReplicas, Unit: "pd-0-decode", Index: 0}
 	ro := &rollout{
-		replaced:       map[string]bool{"pd-0-prefill/0": true, "pd-0-decode/0": true},
-		replacedSlices: map[string]string{"pd-0-prefill/0": "pd-0-slice-0", "pd-0-decode/0": "pd-0-slice-0"},
+		replaced:       map[update.MemberRef]bool{prefill0: true, decode0: true},
+		replacedSlices: map[update.MemberRef]string{prefill0: "pd-0-slice-0", decode0: "pd-0-slice-0"},
 	}
 	res, err := reservations(obs, ro, metav1.Now())
 	if err != nil {

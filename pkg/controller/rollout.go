@@ -39,9 +39,9 @@ type rollout struct {
 	// unavailable is the resolved maxUnavailable of those units.
 	surgeBlocked map[string]string
 	unavailable  map[string]int
-	// replaced are the members deleted this pass to be replaced (not surge removals), as
-	// "unit/index": their gangs get a reservation of the capacity they free.
-	replaced map[string]bool
+	// replaced are the members deleted this pass to be replaced (not surge removals): their
+	// gangs get a reservation of the capacity they free.
+	replaced map[update.MemberRef]bool
 	// onDelete is set under OnDelete; waitingDeletion counts the members on an older
 	// revision, which OnDelete leaves until they are deleted.
 	onDelete        bool
@@ -51,17 +51,17 @@ type rollout struct {
 	// hold is the partition of the update: the replicas below it and the template they keep.
 	hold partitionHold
 	// Coherent: scope are the template cliques the update changes (nil: unknown);
-	// sliceGangs are, by member key ("unit/index"), the slice gangs of the members the desired
-	// world puts in one; replacedSlices the members replaced with their slice, by member key,
-	// to the slice gang that holds the capacity they free; drainingSlices the slice gangs
-	// whose members are being replaced (their held capacity waits for them).
+	// sliceGangs are, by member, the slice gangs of the members the desired world puts in
+	// one; replacedSlices the members replaced with their slice, to the slice gang that holds
+	// the capacity they free; drainingSlices the slice gangs whose members are being replaced
+	// (their held capacity waits for them).
 	scope                      map[string]bool
-	sliceGangs, replacedSlices map[string]string
+	sliceGangs, replacedSlices map[update.MemberRef]string
 	drainingSlices             map[string]bool
-	// createGroups are the scaling-group replicas the plan creates, as "unit/index". Under
-	// Coherent a group replica with no pod is made only when the plan says so (whole, in its
-	// slice); otherwise the pods a group replica misses are made at once.
-	createGroups map[string]bool
+	// createGroups are the scaling-group replicas the plan creates. Under Coherent a group
+	// replica with no pod is made only when the plan says so (whole, in its slice); otherwise
+	// the pods a group replica misses are made at once.
+	createGroups map[update.MemberRef]bool
 }
 
 // rolloutInputs are what a pass reads besides the PodCliqueSet and its children, once: the
@@ -95,7 +95,7 @@ func (c *Controller) rolloutInputs(pcs *grovev1.PodCliqueSet, obs *observed) (ro
 // observed is the input of the desired world for this pass's plan.
 func (ro *rollout) observed(obs *observed) workload.Observed {
 	return workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups,
-		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs}
+		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs, ExistingPods: obs.pods}
 }
 
 // partitionHold is what rollingUpdate.partition holds back: replicas 0..n-1 keep template (the
@@ -155,9 +155,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		r := g.Labels[grovev1.LabelPodCliqueSetReplicaIndex]
 		gangsOf[r] = append(gangsOf[r], g)
 	}
-	unavailable := map[string]int{}
-	paused := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Paused
-	var replicas []update.Replica
+	set := update.Set{Strategy: strategyType(pcs), Paused: pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Paused}
 	for r := 0; r < int(pcs.Spec.Replicas); r++ {
 		rp, rh := pcs, hashes
 		if r < hold.n {
@@ -178,7 +176,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 				continue
 			}
 			name := workload.PodCliqueName(pcs.Name, r, c.Name)
-			u := update.Unit{Name: name, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name]}
+			u := update.Unit{Name: name, Kind: update.Pods, Desired: int(workload.CliqueReplicas(c, obs.cliques[name])), Target: rh[c.Name]}
 			u.MaxSurge, u.MaxUnavailable = grovev1.ComponentBudgets(c.UpdateStrategy, c.RollingUpdate)
 			u.MinAvailable = min(int(workload.CliqueMinAvailable(c)), u.Desired)
 			for _, p := range byClique[name] {
@@ -194,147 +192,81 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		for gi := range rp.Spec.Template.PodCliqueScalingGroupConfigs {
 			rep.Units = append(rep.Units, groupUnit(rp, r, &rp.Spec.Template.PodCliqueScalingGroupConfigs[gi], obs, byClique, byGroup, rh))
 		}
-		for ui := range rep.Units {
-			u := &rep.Units[ui]
-			u.Paused = paused
-			if _, ok := blocked[u.Name]; ok {
-				u.SurgeBlocked = true
-				_, unavailable[u.Name], _ = update.Budgets(*u)
-			}
-		}
-		replicas = append(replicas, rep)
+		set.Replicas = append(set.Replicas, rep)
 	}
-	recreate := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.ReplicaRecreateStrategyType
-	onDelete := pcs.Spec.UpdateStrategy != nil && pcs.Spec.UpdateStrategy.Type == grovev1.OnDeleteStrategyType
-	var replicaUnit update.Unit
-	if recreate {
-		replicaUnit = replicasUnit(pcs, obs, hashes, hold.n, heldHashes)
-		replicaUnit.Paused = paused
-		if _, ok := blocked[replicaUnit.Name]; ok {
-			replicaUnit.SurgeBlocked = true
-			_, unavailable[replicaUnit.Name], _ = update.Budgets(replicaUnit)
+	if set.Strategy == update.ReplicaRecreate {
+		set.SetReplicas = replicasUnit(pcs, obs, hashes, hold.n, heldHashes)
+	}
+	if set.Strategy == update.Coherent {
+		set.Coherent = coherentSet(pcs, set.Replicas, in.scope)
+	}
+	if len(blocked) > 0 {
+		set.SurgeBlocked = make(map[string]bool, len(blocked))
+		for u := range blocked {
+			set.SurgeBlocked[u] = true
 		}
 	}
-	waitingDeletion := 0
-	if recreate || onDelete {
-		// Component strategies are bypassed: inside a replica only missing members are
-		// created (from the newest template) and excess ones removed. ReplicaRecreate
-		// replaces whole replicas above; OnDelete replaces nothing that exists.
-		replicas, waitingDeletion = update.Bypass(replicas)
-	}
-	groupUnits := map[string]bool{}
-	for r := 0; r < int(pcs.Spec.Replicas); r++ {
-		for _, g := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			groupUnits[workload.ScalingGroupName(pcs.Name, r, g.Name)] = true
-		}
-	}
-	var plan update.Plan
-	var err error
-	if coherent(pcs) {
-		plan, err = update.PlanCoherent(coherentReplicas(pcs, replicas, in.scope, blocked, paused))
-		if cp := plan.Coherent; cp != nil {
-			// Only the replica under update surges; its budget resolves against its slices.
-			name := coherentUnitName(pcs.Name, cp.Replica)
-			if _, ok := blocked[name]; ok {
-				unavailable[name] = cp.MaxUnavailable
-			}
-		}
-	} else {
-		plan, err = update.PlanRollingUpdate(replicas)
-	}
+	plan, err := update.PlanSet(set)
 	if err != nil {
 		return nil, err
 	}
-	var replicaPlan update.Plan
-	if recreate {
-		if replicaPlan, err = update.PlanReplicaRecreate(replicaUnit); err != nil {
-			return nil, err
-		}
-		plan.Actions = append(plan.Actions, replicaPlan.Actions...)
-		plan.Updating, plan.Done = replicaPlan.Updating, plan.Done && replicaPlan.Done
-		if plan.Waiting == "" {
-			plan.Waiting = replicaPlan.Waiting
-		}
-	}
-	ro := &rollout{plan: plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
+	onDelete := set.Strategy == update.OnDelete
+	ro := &rollout{plan: plan.Plan, surge: map[string][]int{}, creates: map[string]bool{}, deletes: map[string]bool{},
 		surgeGroups: map[string][]int{}, deleteGroups: map[string][]int{}, hashes: hashes, revision: revision(pcs, hashes),
-		surgeBlocked: map[string]string{}, unavailable: unavailable, replaced: map[string]bool{},
-		onDelete: onDelete, paused: paused && !onDelete, hold: hold,
-		scope: in.scope, sliceGangs: map[string]string{}, replacedSlices: map[string]string{}, drainingSlices: map[string]bool{}, createGroups: map[string]bool{}}
-	if onDelete {
-		ro.waitingDeletion = waitingDeletion
-	}
-	for _, a := range plan.Actions {
-		if a.Type == update.Delete && !a.Surge {
-			ro.replaced[a.Unit+"/"+strconv.Itoa(a.Index)] = true
-		}
-	}
+		surgeBlocked: map[string]string{}, unavailable: plan.Unavailable, replaced: map[update.MemberRef]bool{},
+		onDelete: onDelete, waitingDeletion: plan.WaitingDeletion, paused: set.Paused && !onDelete, hold: hold,
+		scope: in.scope, sliceGangs: map[update.MemberRef]string{}, replacedSlices: map[update.MemberRef]string{}, drainingSlices: map[string]bool{},
+		createGroups: map[update.MemberRef]bool{}}
 	for _, u := range plan.SurgeBlocked {
 		ro.surgeBlocked[u] = blocked[u]
 	}
 	// Always, whatever the strategy: a slice in flight when the strategy changed still lands.
 	ro.sliceMembers(pcs, obs)
-	for _, rep := range replicas {
-		for _, u := range rep.Units {
-			for _, m := range u.Members {
-				if m.Index >= u.Desired && !m.Terminating {
-					if groupUnits[u.Name] {
-						ro.surgeGroups[u.Name] = append(ro.surgeGroups[u.Name], m.Index)
-					} else {
-						ro.surge[u.Name] = append(ro.surge[u.Name], m.Index)
-					}
-				}
-			}
-		}
-	}
-	for _, m := range replicaUnit.Members {
-		if recreate && m.Index >= replicaUnit.Desired && !m.Terminating {
+	for _, m := range plan.Surge {
+		switch m.Kind {
+		case update.Pods:
+			ro.surge[m.Unit] = append(ro.surge[m.Unit], m.Index)
+		case update.GroupReplicas:
+			ro.surgeGroups[m.Unit] = append(ro.surgeGroups[m.Unit], m.Index)
+		case update.SetReplicas:
 			ro.surgeReplicas = append(ro.surgeReplicas, m.Index)
 		}
 	}
+	// The controller's part: each action as what it means for the desired world.
 	for _, a := range plan.Actions {
-		if recreate && a.Unit == replicaUnit.Name {
-			switch a.Type {
-			case update.Create:
-				if a.Surge {
-					ro.surgeReplicas = append(ro.surgeReplicas, a.Index)
-				}
-			case update.Delete:
-				ro.deleteReplicas = append(ro.deleteReplicas, a.Index)
-			}
-			continue
+		if a.Type == update.Delete && !a.Surge {
+			ro.replaced[a.Ref()] = true
 		}
-		if groupUnits[a.Unit] {
-			switch a.Type {
-			case update.Create:
-				ro.createGroups[a.Unit+"/"+strconv.Itoa(a.Index)] = true
-				if a.Surge {
-					ro.surgeGroups[a.Unit] = append(ro.surgeGroups[a.Unit], a.Index)
-				}
-			case update.Delete:
-				ro.deleteGroups[a.Unit] = append(ro.deleteGroups[a.Unit], a.Index)
-			}
-			continue
-		}
-		name := workload.PodName(a.Unit, a.Index)
-		switch a.Type {
-		case update.Create:
-			ro.creates[name] = true
-			if a.Surge {
-				ro.surge[a.Unit] = append(ro.surge[a.Unit], a.Index)
-			}
-		case update.Delete:
-			ro.deletes[name] = true
+		switch {
+		case a.Kind == update.SetReplicas && a.Type == update.Delete:
+			ro.deleteReplicas = append(ro.deleteReplicas, a.Index)
+		case a.Kind == update.GroupReplicas && a.Type == update.Create:
+			ro.createGroups[a.Ref()] = true
+		case a.Kind == update.GroupReplicas && a.Type == update.Delete:
+			ro.deleteGroups[a.Unit] = append(ro.deleteGroups[a.Unit], a.Index)
+		case a.Kind == update.Pods && a.Type == update.Create:
+			ro.creates[workload.PodName(a.Unit, a.Index)] = true
+		case a.Kind == update.Pods && a.Type == update.Delete:
+			ro.deletes[workload.PodName(a.Unit, a.Index)] = true
 		}
 	}
-	for k := range ro.surge {
-		sort.Ints(ro.surge[k])
-	}
-	for k := range ro.surgeGroups {
-		sort.Ints(ro.surgeGroups[k])
-	}
-	sort.Ints(ro.surgeReplicas)
 	return ro, nil
+}
+
+// strategyType is the PodCliqueSet's update strategy as the planner reads it (RollingUpdate
+// when none is set).
+func strategyType(pcs *grovev1.PodCliqueSet) update.Strategy {
+	if s := pcs.Spec.UpdateStrategy; s != nil {
+		switch s.Type {
+		case grovev1.ReplicaRecreateStrategyType:
+			return update.ReplicaRecreate
+		case grovev1.OnDeleteStrategyType:
+			return update.OnDelete
+		case grovev1.CoherentStrategyType:
+			return update.Coherent
+		}
+	}
+	return update.RollingUpdate
 }
 
 // replicasUnit is the PodCliqueSet replicas as one update unit (ReplicaRecreate): a replica is
@@ -344,7 +276,7 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 // Replicas below the partition (held) are at the target when their pods run the held
 // template.
 func replicasUnit(pcs *grovev1.PodCliqueSet, obs *observed, hashes map[string]string, held int, heldHashes map[string]string) update.Unit {
-	u := update.Unit{Name: replicasUnitName, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes)}
+	u := update.Unit{Name: replicasUnitName, Kind: update.SetReplicas, Desired: int(pcs.Spec.Replicas), Target: revision(pcs, hashes)}
 	u.MaxSurge, u.MaxUnavailable = grovev1.SetBudgets(pcs.Spec.UpdateStrategy)
 	members := map[int]*update.Member{}
 	member := func(r int) *update.Member {
@@ -403,7 +335,7 @@ func groupUnit(pcs *grovev1.PodCliqueSet, r int, cfg *grovev1.PodCliqueScalingGr
 			target += hashes[cn] + "/"
 		}
 	}
-	u := update.Unit{Name: sgName, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
+	u := update.Unit{Name: sgName, Kind: update.GroupReplicas, Desired: int(workload.GroupReplicas(cfg, obs.groups[sgName])), Target: target,
 		MinAvailable: int(workload.GroupMinAvailable(cfg))}
 	u.MaxSurge, u.MaxUnavailable = grovev1.ComponentBudgets(cfg.UpdateStrategy, cfg.RollingUpdate)
 	seen := map[int]bool{}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -24,6 +25,7 @@ const statusWorkers = 8
 
 // writeStatus updates the status of the PodCliques, scaling groups and the PodCliqueSet.
 func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, want *workload.World, ro *rollout) error {
+	key := cache.MetaObjectToName(pcs).String()
 	now := metav1.NewTime(c.now())
 	hashes := ro.hashes
 	podsByClique := obs.podsBy(grovev1.LabelPodClique)
@@ -62,6 +64,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		if err != nil {
 			return fmt.Errorf("updating status of PodClique %s: %w", changed[i].Name, err)
 		}
+		c.own.note(key, "PodClique", got.Name, changed[i].ResourceVersion, got)
 		mu.Lock()
 		defer mu.Unlock()
 		obs.cliques[got.Name] = got
@@ -86,8 +89,12 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 			!ptr.Equal(sg.Status.CurrentPodCliqueSetGenerationHash, st.CurrentPodCliqueSetGenerationHash) {
 			upd := sg.DeepCopy()
 			upd.Status = st
-			if _, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); ignoreNotFound(err) != nil {
+			got, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+			if ignoreNotFound(err) != nil {
 				return fmt.Errorf("updating status of PodCliqueScalingGroup %s: %w", sg.Name, err)
+			}
+			if err == nil {
+				c.own.note(key, "PodCliqueScalingGroup", got.Name, upd.ResourceVersion, got)
 			}
 		}
 	}
@@ -106,9 +113,11 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	}
 	upd := pcs.DeepCopy()
 	upd.Status = st
-	if _, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+	got, err := c.client.GroveV1alpha1().PodCliqueSets(pcs.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("updating status of PodCliqueSet %s: %w", pcs.Name, err)
 	}
+	c.own.note(key, "PodCliqueSet", got.Name, upd.ResourceVersion, got)
 	c.observeUpdate(pcs, &st)
 	if len(conflicts) > 0 && c.recorder != nil {
 		c.recorder.Eventf(pcs, corev1.EventTypeWarning, "IndexConflict", "Pods claim the same index; they are left in place for you to resolve: %v", conflicts)

@@ -79,5 +79,25 @@ func (e *Expectations) Observe(seen Seen, now time.Time) (awaited, expired []str
 	return awaited, expired
 }
 
+// Lower drops what is recorded for key: the write failed and will not show. Writes are
+// recorded before they are made (an event can reach the cache before the call returns, and
+// must find its write recorded), so a failed one is taken back.
+func (e *Expectations) Lower(key string) {
+	delete(e.creates, key)
+	delete(e.deletes, key)
+}
+
 // Pending reports whether any write is still recorded (before Observe).
 func (e *Expectations) Pending() bool { return len(e.creates)+len(e.deletes) > 0 }
+
+// Confirms reports whether a view of member key (its uid, terminating, present) shows one of
+// the recorded writes taking effect: a created member present, a deleted member (by its uid)
+// terminating. A member gone is not a confirmation: it is the end of the deletion, a new
+// state (its replacement may be made).
+func (e *Expectations) Confirms(key, uid string, terminating, present bool) bool {
+	if _, ok := e.creates[key]; ok && present {
+		return true
+	}
+	d, ok := e.deletes[key]
+	return ok && present && terminating && uid == d.uid
+}

@@ -40,7 +40,9 @@ type Member struct {
 // Unit is a set of members updated under one budget.
 type Unit struct {
 	// Name identifies the unit in actions ("clique frontend", "group prefill", "replicas").
-	Name           string
+	Name string
+	// Kind is what the members are; actions carry it (PlanSet).
+	Kind           Kind
 	Desired        int
 	Target         string
 	MaxSurge       intstr.IntOrString
@@ -72,7 +74,9 @@ const (
 
 // Action is one step the controller applies.
 type Action struct {
-	Unit     string
+	Unit string
+	// Kind is the unit's Kind (set by PlanSet).
+	Kind     Kind
 	Type     ActionType
 	Index    int
 	Revision string
@@ -83,6 +87,9 @@ type Action struct {
 	// Slice is the coherent slice the member is created or removed with (Coherent only).
 	Slice *SliceRef
 }
+
+// Ref is the member the action creates or deletes.
+func (a Action) Ref() MemberRef { return MemberRef{Kind: a.Kind, Unit: a.Unit, Index: a.Index} }
 
 func (a Action) String() string {
 	s := fmt.Sprintf("%s %s[%d]", strings.ToLower(string(a.Type)), a.Unit, a.Index)

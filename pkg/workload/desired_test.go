@@ -3,8 +3,10 @@ package workload
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -49,6 +51,46 @@ func TestDesiredDisaggregated(t *testing.T) {
 	for _, pod := range w.Pods {
 		if pod.Labels[grovev1.LabelPodGang] == "" || pod.Spec.Hostname != pod.Name {
 			t.Errorf("pod %s: labels %v hostname %q", pod.Name, pod.Labels, pod.Spec.Hostname)
+		}
+	}
+}
+
+// Pods that exist get their identity (name, labels) but no spec, and cliques that exist their
+// sizes but no pod template: only missing objects are made from the desired world, and the
+// rest of the world is the same.
+func TestDesiredExistingPodsHaveNoSpec(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	full := Desired(pcs, Observed{})
+	existing := map[string]*corev1.Pod{}
+	for i, p := range full.Pods {
+		if i%2 == 0 {
+			existing[p.Name] = p
+		}
+	}
+	cliques := map[string]*grovev1.PodClique{full.Cliques[0].Name: full.Cliques[0]}
+	w := Desired(pcs, Observed{ExistingPods: existing, Cliques: cliques})
+	for i, c := range w.Cliques {
+		f := full.Cliques[i]
+		if c.Name != f.Name || c.Spec.Replicas != f.Spec.Replicas || *c.Spec.MinAvailable != *f.Spec.MinAvailable {
+			t.Errorf("clique %s: replicas %d minAvailable %d, want %s %d %d", c.Name, c.Spec.Replicas, *c.Spec.MinAvailable, f.Name, f.Spec.Replicas, *f.Spec.MinAvailable)
+		}
+		if _, ok := cliques[c.Name]; ok == (len(c.Spec.PodSpec.Containers) != 0) {
+			t.Errorf("clique %s (exists: %v) has %d containers in its template", c.Name, ok, len(c.Spec.PodSpec.Containers))
+		}
+	}
+	if len(w.Pods) != len(full.Pods) || len(w.PodGangs) != len(full.PodGangs) {
+		t.Fatalf("%d pods, %d gangs; want %d, %d", len(w.Pods), len(w.PodGangs), len(full.Pods), len(full.PodGangs))
+	}
+	for i, p := range w.Pods {
+		f := full.Pods[i]
+		if p.Name != f.Name || !reflect.DeepEqual(p.Labels, f.Labels) {
+			t.Errorf("pod %d: %s %v, want %s %v", i, p.Name, p.Labels, f.Name, f.Labels)
+		}
+		switch _, ok := existing[p.Name]; {
+		case ok && len(p.Spec.Containers) != 0:
+			t.Errorf("existing pod %s got a spec", p.Name)
+		case !ok && !reflect.DeepEqual(p.Spec, f.Spec):
+			t.Errorf("missing pod %s: spec differs from the full world's", p.Name)
 		}
 	}
 }

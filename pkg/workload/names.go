@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/index"
+	"github.com/phalanx-sched/phalanx/pkg/update"
 )
 
 // Labels of the objects Phalanx makes, besides Grove's (pkg/apis/grove/v1alpha1).
@@ -54,14 +56,13 @@ func ScaledPodGangName(pcs string, replica int, group string, groupReplica int) 
 }
 
 // ServiceName is the headless Service of a PCS replica, "<pcs>-<replica>".
-// MemberKey is the update member a pod belongs to, as "unit/index", from its labels: its
-// scaling-group replica (every pod of the group replica), or its own index in a standalone
-// clique.
-func MemberKey(labels map[string]string) string {
+// MemberOf is the update member a pod belongs to, from its labels: its scaling-group replica
+// when it is in a scaling group, else itself as a pod of its standalone clique.
+func MemberOf(labels map[string]string) update.MemberRef {
 	if sg := labels[grovev1.LabelPodCliqueScalingGroup]; sg != "" {
-		return sg + "/" + labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex]
+		return update.MemberRef{Kind: update.GroupReplicas, Unit: sg, Index: index.Parse(labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex])}
 	}
-	return labels[grovev1.LabelPodClique] + "/" + labels[grovev1.LabelPodCliquePodIndex]
+	return update.MemberRef{Kind: update.Pods, Unit: labels[grovev1.LabelPodClique], Index: index.Parse(labels[grovev1.LabelPodCliquePodIndex])}
 }
 
 // GangOf is the PodGang a pod is a member of, from its labels: its coherent slice's while it

@@ -82,6 +82,11 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		var kfs flag.FlagSet
 		klog.InitFlags(&kfs)
 		_ = kfs.Set("v", schedulerVerbosity())
+		// PHALANX_TEST_VMODULE raises the verbosity of some files only (for example
+		// steps=4 for the controller's step log without the scheduler's V(4) lines).
+		if vm := os.Getenv("PHALANX_TEST_VMODULE"); vm != "" {
+			_ = kfs.Set("vmodule", vm)
+		}
 		// kube-scheduler code exits the process on states it cannot continue from (a corrupted
 		// cache); in process that ends the whole test binary with no test marked failed.
 		klog.OsExit = func(code int) {

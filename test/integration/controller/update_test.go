@@ -417,10 +417,18 @@ func TestOnDelete(t *testing.T) {
 		got := uids()
 		return strings.HasSuffix(got["w-0-worker-1"], ":v2") && got["w-0-worker-0"] == before["w-0-worker-0"] && got["w-0-worker-2"] == before["w-0-worker-2"], nil
 	})
-	p = progressing("WaitingForDeletion")
-	if c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing); !strings.Contains(c.Message, "2 pods run an older revision") {
-		t.Errorf("after one replacement, Progressing says %q; want 2 old pods", c.Message)
-	}
+	// The status follows the pods (written after the pass that saw them): wait for the count.
+	framework.Eventually(t, wait, "Progressing counts 2 old pods", func(ctx context.Context) (bool, error) {
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "w", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionProgressing)
+		if c == nil || c.Reason != "WaitingForDeletion" {
+			return false, nil
+		}
+		return strings.Contains(c.Message, "2 pods run an older revision"), nil
+	})
 
 	// Switched to RollingUpdate, the update finishes the rest.
 	env.UpdatePCS(t, ns, "w", func(p *grovev1.PodCliqueSet) { p.Spec.UpdateStrategy.Type = grovev1.RollingUpdateStrategyType })

@@ -1,0 +1,127 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestStatusWriterOneAtATimeNewestWins: the writes of one key never overlap, a write submitted
+// while one runs waits for it, and of several waiting only the newest runs; other keys are not
+// held back.
+func TestStatusWriterOneAtATimeNewestWins(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	results := map[string]int{}
+	w := newStatusWriter(func(_ context.Context, key string, _ error) {
+		mu.Lock()
+		results[key]++
+		mu.Unlock()
+	})
+	ctx := context.Background()
+	release := make(chan struct{})
+	started := make(chan struct{})
+	inFlight := 0
+	write := func(name string, block bool) func(context.Context) error {
+		return func(context.Context) error {
+			mu.Lock()
+			inFlight++
+			if inFlight > 1 {
+				t.Errorf("write %s overlaps another write of the same key", name)
+			}
+			order = append(order, name)
+			mu.Unlock()
+			if block {
+				close(started)
+				<-release
+			}
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			return nil
+		}
+	}
+	w.submit(ctx, "ns/a", write("a1", true))
+	<-started
+	w.submit(ctx, "ns/a", write("a2", false))
+	w.submit(ctx, "ns/a", write("a3", false))
+	// Another key runs while ns/a's first write is blocked.
+	other := make(chan struct{})
+	w.submit(ctx, "ns/b", func(context.Context) error { close(other); return nil })
+	select {
+	case <-other:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write of another key waited for ns/a's")
+	}
+	close(release)
+	w.wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 2 || order[0] != "a1" || order[1] != "a3" {
+		t.Errorf("writes of ns/a ran as %v, want [a1 a3] (a2 replaced by the newer a3)", order)
+	}
+	if results["ns/a"] != 2 || results["ns/b"] != 1 {
+		t.Errorf("results reported %v, want ns/a 2 and ns/b 1", results)
+	}
+}
+
+// TestOwnWritesReadYourWrites: a write is used while the cache shows the version it was written
+// over, and dropped once the cache has moved on.
+func TestOwnWritesReadYourWrites(t *testing.T) {
+	o := newOwnWrites()
+	written := &metav1.ObjectMeta{Name: "c", ResourceVersion: "11"}
+	o.note("ns/pcs", "PodClique", "c", "10", written)
+	if got := o.fresher("ns/pcs", "PodClique", "c", "10"); got != written {
+		t.Errorf("cache at the version written over: got %v, want the write", got)
+	}
+	if got := o.fresher("ns/pcs", "PodClique", "other", "10"); got != nil {
+		t.Errorf("another object: got %v, want nil", got)
+	}
+	if got := o.fresher("ns/pcs", "PodClique", "c", "11"); got != nil {
+		t.Errorf("cache moved on: got %v, want nil", got)
+	}
+	if got := o.fresher("ns/pcs", "PodClique", "c", "10"); got != nil {
+		t.Errorf("after the cache moved on the record is dropped: got %v", got)
+	}
+	o.note("ns/pcs", "PodCliqueSet", "pcs", "3", &metav1.ObjectMeta{Name: "pcs", ResourceVersion: "4"})
+	o.forget("ns/pcs")
+	if got := o.fresher("ns/pcs", "PodCliqueSet", "pcs", "3"); got != nil {
+		t.Errorf("forgotten set: got %v", got)
+	}
+}
+
+// TestPodStepChange: only what a plan reads brings a pass at once; a bind does not.
+func TestPodStepChange(t *testing.T) {
+	base := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "1"}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	ready := func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	}
+	now := metav1.Now()
+	tests := []struct {
+		name   string
+		change func(p *corev1.Pod)
+		want   bool
+	}{
+		{"bound", func(p *corev1.Pod) { p.Spec.NodeName = "n1" }, false},
+		{"scheduled condition", func(p *corev1.Pod) {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
+		}, false},
+		{"ready", ready, true},
+		{"deleting", func(p *corev1.Pod) { p.DeletionTimestamp = &now }, true},
+		{"running", func(p *corev1.Pod) { p.Status.Phase = corev1.PodRunning }, false},
+		{"failed", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }, true},
+		{"label", func(p *corev1.Pod) { p.Labels["a"] = "2" }, true},
+	}
+	for _, tt := range tests {
+		cur := base.DeepCopy()
+		tt.change(cur)
+		if got := podStepChange(base, cur); got != tt.want {
+			t.Errorf("%s: podStepChange %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
