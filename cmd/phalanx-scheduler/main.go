@@ -31,6 +31,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/admission"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	phalanxserver "github.com/phalanx-sched/phalanx/pkg/server"
 	"github.com/phalanx-sched/phalanx/pkg/version"
 )
@@ -151,7 +152,9 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := phalanxserver.Setup(ctx, opts, setup, scheduler.RegistryOptions()...)
+	gangs := gangplugin.NewRuntime() // what this scheduler's gang plugins share
+	setup.Runtime = gangs
+	cc, sched, err := phalanxserver.Setup(ctx, opts, setup, scheduler.RegistryOptions(gangs)...)
 	removeDefaultConfig()
 	if err != nil {
 		return err
@@ -161,13 +164,13 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	}
 	var tasks []phalanxserver.LeaderTask
 	if controllerOpts.Workers > 0 {
-		ctrl, err := phalanxserver.ControllerTask(cc, sched, controllerOpts, func(c *controller.Controller) { c.SetReleaseLostMembersAfter(releaseLostAfter) })
+		ctrl, err := phalanxserver.ControllerTask(cc, sched, gangs, controllerOpts, func(c *controller.Controller) { c.SetReleaseLostMembersAfter(releaseLostAfter) })
 		if err != nil {
 			return err
 		}
 		tasks = append(tasks, ctrl)
 	}
-	err = phalanxserver.Run(ctx, cc, sched, tasks...)
+	err = phalanxserver.Run(ctx, cc, sched, gangs, tasks...)
 	if errors.Is(err, phalanxserver.ErrLostLease) {
 		// Exit at once, as kube-scheduler does: a process without the lease must not act.
 		return err

@@ -205,6 +205,26 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	// Scaling-group replicas with a pod still terminating: their missing pods wait until the
+	// member is gone (the planner recreates a member whole once its old pods are gone; made
+	// one by one as each old pod went, the new pods would run beside the old ones still
+	// holding their GPUs).
+	// Under ReplicaRecreate the same holds for a whole PodCliqueSet replica (update.PlanSet
+	// plans no create inside it; its scaling groups' pods wait here).
+	recreate := strategyType(a.pcs) == update.ReplicaRecreate
+	terminating := map[update.MemberRef]bool{}
+	goingReplicas := map[string]bool{}
+	for _, p := range obs.pods {
+		if p.DeletionTimestamp == nil {
+			continue
+		}
+		if p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" {
+			terminating[memberOf(p)] = true
+		}
+		if recreate {
+			goingReplicas[p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]] = true
+		}
+	}
 	wantPods := map[string]bool{}
 	var toCreate []*corev1.Pod
 	for _, p := range want.Pods {
@@ -219,6 +239,9 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		// surge and unavailability); pods of scaling groups are created when missing.
 		if p.Labels[grovev1.LabelPodCliqueScalingGroup] == "" && !ro.creates[p.Name] &&
 			index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]) < int(a.pcs.Spec.Replicas) {
+			continue
+		}
+		if (p.Labels[grovev1.LabelPodCliqueScalingGroup] != "" && terminating[memberOf(p)]) || goingReplicas[p.Labels[grovev1.LabelPodCliqueSetReplicaIndex]] {
 			continue
 		}
 		// Coherent: a group replica with no pod is made whole in its slice, when the plan says.

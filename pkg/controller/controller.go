@@ -206,7 +206,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	// terminating: the pass that wrote it planned with it (expectations.confirms).
 	_, _ = kf.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) {
-			if p, ok := o.(*corev1.Pod); ok && c.expect.confirms(p.Namespace+"/"+p.Labels[grovev1.LabelPodCliqueSet], p) {
+			if p, ok := o.(*corev1.Pod); ok && c.expect.seen(setKeyOf(p), p, false) {
 				c.enqueueOwnerAfter(o, statusOnlyDelay)
 				return
 			}
@@ -215,13 +215,27 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		UpdateFunc: func(old, o any) {
 			op, ok1 := old.(*corev1.Pod)
 			np, ok2 := o.(*corev1.Pod)
-			if ok1 && ok2 && (!podStepChange(op, np) || c.ownDeletionSeen(op, np)) {
+			if !ok1 || !ok2 {
+				c.enqueueOwner(o)
+				return
+			}
+			own := c.expect.seen(setKeyOf(np), np, false)
+			if !podStepChange(op, np) || (own && ownDeletionOnly(op, np)) {
 				c.enqueueOwnerAfter(o, statusOnlyDelay)
 				return
 			}
 			c.enqueueOwner(o)
 		},
-		DeleteFunc: c.enqueueOwner,
+		DeleteFunc: func(o any) {
+			obj := o
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if p, ok := obj.(*corev1.Pod); ok {
+				c.expect.seen(setKeyOf(p), p, true)
+			}
+			c.enqueueOwner(o)
+		},
 	})
 	c.synced = append(c.synced, kf.Core().V1().Pods().Informer().HasSynced)
 	_, _ = pf.Scheduler().V1alpha1().PodGangs().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -342,13 +356,15 @@ func finished(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }
 
-// ownDeletionSeen reports whether the only step change from old to cur is the deletion this
-// controller made, now visible (expectations.confirms).
-func (c *Controller) ownDeletionSeen(old, cur *corev1.Pod) bool {
+// ownDeletionOnly reports whether the only step change from old to cur is a deletion starting
+// (the caller knows it is this controller's own, expectations.seen).
+func ownDeletionOnly(old, cur *corev1.Pod) bool {
 	return old.DeletionTimestamp == nil && cur.DeletionTimestamp != nil &&
-		readyCondition(old) == readyCondition(cur) && finished(old) == finished(cur) && maps.Equal(old.Labels, cur.Labels) &&
-		c.expect.confirms(cur.Namespace+"/"+cur.Labels[grovev1.LabelPodCliqueSet], cur)
+		readyCondition(old) == readyCondition(cur) && finished(old) == finished(cur) && maps.Equal(old.Labels, cur.Labels)
 }
+
+// setKeyOf is the queue key of the PodCliqueSet a pod of the controller's belongs to.
+func setKeyOf(p *corev1.Pod) string { return p.Namespace + "/" + p.Labels[grovev1.LabelPodCliqueSet] }
 
 // readyCondition is the status of a pod's Ready condition, whether or not it is being deleted.
 func readyCondition(p *corev1.Pod) corev1.ConditionStatus {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-sched/phalanx/pkg/update"
 )
@@ -48,6 +49,7 @@ func (e *expectations) forSet(key string, uid types.UID) *setExpectations {
 func (e *expectations) created(key string, uid types.UID, pod string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	klog.V(5).InfoS("Expecting a pod create", "podCliqueSet", key, "pod", pod)
 	e.forSet(key, uid).ExpectCreate(pod, e.now())
 }
 
@@ -55,6 +57,7 @@ func (e *expectations) created(key string, uid types.UID, pod string) {
 func (e *expectations) deleted(key string, uid types.UID, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	klog.V(5).InfoS("Expecting a pod delete", "podCliqueSet", key, "pod", pod.Name, "uid", pod.UID)
 	e.forSet(key, uid).ExpectDelete(pod.Name, string(pod.UID), e.now())
 }
 
@@ -62,6 +65,7 @@ func (e *expectations) deleted(key string, uid types.UID, pod *corev1.Pod) {
 func (e *expectations) undo(key string, uid types.UID, pod string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	klog.V(5).InfoS("Taking back a pod expectation", "podCliqueSet", key, "pod", pod)
 	e.forSet(key, uid).Lower(pod)
 }
 
@@ -86,14 +90,22 @@ func (e *expectations) awaited(key string, uid types.UID, pods map[string]*corev
 	return awaited, expired
 }
 
-// confirms reports whether pod, as an event shows it, is only one of the set's own recorded
-// writes taking effect (update.Expectations.Confirms) while no pass waits for it: the pass that
-// made the write planned with it already, so the event changes no plan, only statuses.
-func (e *expectations) confirms(key string, pod *corev1.Pod) bool {
+// seen records what a pod watch event shows (gone: a delete event) and reports whether the
+// event is only one of the set's own recorded writes taking effect while no pass waits for it
+// (update.Expectations.Confirms): the pass that made the write planned with it already, so
+// the event changes no plan, only statuses. What the event shows done is dropped
+// (update.Expectations.Saw), whether or not a pass ever sees it.
+func (e *expectations) seen(key string, pod *corev1.Pod, gone bool) (confirmed bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.bySet[key]
-	return s != nil && !s.waiting && s.Confirms(pod.Name, string(pod.UID), pod.DeletionTimestamp != nil, true)
+	if s == nil {
+		return false
+	}
+	name, uid, terminating := pod.Name, string(pod.UID), pod.DeletionTimestamp != nil
+	confirmed = !gone && !s.waiting && s.Confirms(name, uid, terminating, true)
+	s.Saw(name, uid, terminating, !gone)
+	return confirmed
 }
 
 // forget drops what is kept for a set that is gone.

@@ -57,7 +57,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		klog.FromContext(ctx).Info("Gave up waiting for the pod cache to show earlier writes; planning without them", "podCliqueSet", key, "pods", expired, "after", update.ExpectationsTTL)
 	}
 	if len(awaited) > 0 {
-		klog.FromContext(ctx).V(4).Info("Waiting for the pod cache to show this controller's writes", "podCliqueSet", key, "pods", awaited)
+		klog.FromContext(ctx).V(4).Info("Waiting for the pod cache to show this controller's writes", "podCliqueSet", key, "pods", awaited, "cache", cacheView(obs, awaited))
 		// Their watch events enqueue the set; the delay covers an event that never comes.
 		c.queue.AddAfter(key, time.Second)
 		return nil
@@ -146,4 +146,21 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		c.queue.AddAfter(key, 5*time.Second)
 	}
 	return nil
+}
+
+// cacheView says what the pod cache shows of each name (for the expectations log line).
+func cacheView(obs *observed, names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		p := obs.pods[n]
+		switch {
+		case p == nil:
+			out = append(out, n+": absent")
+		case p.DeletionTimestamp != nil:
+			out = append(out, n+": terminating uid "+string(p.UID))
+		default:
+			out = append(out, n+": present uid "+string(p.UID))
+		}
+	}
+	return out
 }

@@ -10,17 +10,19 @@ import (
 
 	// Registers the plugin argument types with the kube-scheduler configuration scheme.
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgroup"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/workloadpodgroup"
 )
 
-// RegistryOptions registers every Phalanx plugin with the scheduler's out-of-tree registry.
-func RegistryOptions() []app.Option {
+// RegistryOptions registers every Phalanx plugin with the scheduler's out-of-tree registry; the
+// gang plugins of that scheduler share rt (one per scheduler, see gangplugin.Runtime).
+func RegistryOptions(rt *gangplugin.Runtime) []app.Option {
 	return []app.Option{
-		app.WithPlugin(podgang.Name, podgang.New),
-		app.WithPlugin(podgroup.Name, podgroup.New),
-		app.WithPlugin(workloadpodgroup.Name, workloadpodgroup.New),
+		app.WithPlugin(podgang.Name, podgang.New(rt)),
+		app.WithPlugin(podgroup.Name, podgroup.New(rt)),
+		app.WithPlugin(workloadpodgroup.Name, workloadpodgroup.New(rt)),
 	}
 }
 

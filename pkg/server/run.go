@@ -29,8 +29,8 @@ import (
 	schedulerserverconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	"k8s.io/kubernetes/pkg/scheduler"
 
-	"github.com/phalanx-sched/phalanx/pkg/leadership"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // LeaderTask runs while this process leads, until ctx ends.
@@ -41,9 +41,10 @@ type LeaderTask func(ctx context.Context)
 var ErrLostLease = errors.New("leader lease lost")
 
 // Run serves health and metrics, starts the informers, and runs the scheduler and the leader
-// tasks while this process holds the lease (at once when leader election is off). It returns
-// when ctx ends (nil) or the lease is lost (ErrLostLease).
-func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *scheduler.Scheduler, tasks ...LeaderTask) error {
+// tasks while this process holds the lease (at once when leader election is off); rt (the
+// scheduler's gang plugins' share) learns when it leads, and only then do their status writers
+// write. It returns when ctx ends (nil) or the lease is lost (ErrLostLease).
+func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *scheduler.Scheduler, rt *gangplugin.Runtime, tasks ...LeaderTask) error {
 	logger := klog.FromContext(ctx)
 	cc.EventBroadcaster.StartRecordingToSink(ctx.Done())
 	defer cc.EventBroadcaster.Shutdown()
@@ -99,7 +100,7 @@ func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *
 	}
 
 	// Before the informers start: the planners' plugins register theirs on the same factory.
-	if err := gangplan.Install(ctx, cc, sched); err != nil {
+	if err := gangplan.Install(ctx, cc, sched, rt); err != nil {
 		return err
 	}
 	cc.InformerFactory.Start(ctx.Done())
@@ -117,7 +118,7 @@ func Run(ctx context.Context, cc *schedulerserverconfig.CompletedConfig, sched *
 
 	lead := func(ctx context.Context) {
 		close(leading)
-		leadership.MarkLeading()
+		rt.MarkLeading()
 		logger.Info("Leading: scheduling and reconciling")
 		for _, t := range tasks {
 			go func() {

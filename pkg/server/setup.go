@@ -23,6 +23,9 @@ import (
 
 // SetupOptions are Phalanx's additions to kube-scheduler's set-up.
 type SetupOptions struct {
+	// Runtime is what the scheduler's gang plugins share (gangplugin.Runtime); required, and
+	// the same one given to phalanxscheduler.RegistryOptions, Run and ControllerTask.
+	Runtime *gangplugin.Runtime
 	// MemberScheduledEvents keeps kube-scheduler's per-pod Scheduled event for gang members
 	// placed with their quorum. Off, the gang's own Scheduled event names them and their nodes,
 	// and each such member costs one API write (its bind) instead of two (memberevents).
@@ -36,6 +39,9 @@ type SetupOptions struct {
 // informer's handlers see a pod recreated under its name as a delete and an add
 // (splitRecreatedPods).
 func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTree ...app.Option) (*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
+	if so.Runtime == nil {
+		return nil, nil, fmt.Errorf("setting up phalanx-scheduler: SetupOptions.Runtime is required")
+	}
 	cfg, err := latest.Default()
 	if err != nil {
 		return nil, nil, err
@@ -54,7 +60,7 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 		return nil, nil, err
 	}
 	if !so.MemberScheduledEvents {
-		c.EventBroadcaster = &memberevents.Broadcaster{EventBroadcasterAdapter: c.EventBroadcaster, StoreOf: gangplugin.StoreForProfile}
+		c.EventBroadcaster = &memberevents.Broadcaster{EventBroadcasterAdapter: c.EventBroadcaster, StoreOf: so.Runtime.StoreForProfile}
 	}
 	cc := c.Complete()
 	registry := make(runtime.Registry)

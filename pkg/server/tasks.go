@@ -40,7 +40,7 @@ func DefaultControllerOptions() ControllerOptions {
 // plugins on its cache (profile phalanx-scheduler, or the first profile when the configuration
 // has no such name). configure, when not nil, may set options and test hooks on the controller
 // before it starts.
-func ControllerTask(cc *schedulerserverconfig.CompletedConfig, sched *scheduler.Scheduler, o ControllerOptions, configure func(*controller.Controller)) (LeaderTask, error) {
+func ControllerTask(cc *schedulerserverconfig.CompletedConfig, sched *scheduler.Scheduler, rt *gangplugin.Runtime, o ControllerOptions, configure func(*controller.Controller)) (LeaderTask, error) {
 	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {
 		return nil, fmt.Errorf("controller options: workers %d, QPS %v, burst %d: each must be positive", o.Workers, o.QPS, o.Burst)
 	}
@@ -64,7 +64,7 @@ func ControllerTask(cc *schedulerserverconfig.CompletedConfig, sched *scheduler.
 		if _, ok := sched.Profiles[profile]; !ok && len(cc.ComponentConfig.Profiles) > 0 {
 			profile = cc.ComponentConfig.Profiles[0].SchedulerName
 		}
-		admitter, err := surgeadmission.NewFrameworkAdmitter(ctx, cc, sched, profile)
+		admitter, err := surgeadmission.NewFrameworkAdmitter(ctx, cc, sched, rt, profile)
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Surge admission is off: surge members are created without a capacity check")
 		} else {

@@ -101,3 +101,17 @@ func (e *Expectations) Confirms(key, uid string, terminating, present bool) bool
 	d, ok := e.deletes[key]
 	return ok && present && terminating && uid == d.uid
 }
+
+// Saw drops what a watch event of member key shows done (a create present; a delete gone,
+// terminating or replaced by another uid), as Observe does for a whole view. Controllers call
+// it from their event handlers, as ReplicaSet's lowers its expectations there: a member
+// created and gone again between two passes (deleted by someone else at once) is seen by the
+// handler, never by a pass, and its create would otherwise be awaited until ExpectationsTTL.
+func (e *Expectations) Saw(key, uid string, terminating, present bool) {
+	if _, ok := e.creates[key]; ok && present {
+		delete(e.creates, key)
+	}
+	if d, ok := e.deletes[key]; ok && (!present || terminating || uid != d.uid) {
+		delete(e.deletes, key)
+	}
+}

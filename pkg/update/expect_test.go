@@ -42,3 +42,24 @@ func TestExpectationsLower(t *testing.T) {
 		t.Error("a lowered write is still recorded")
 	}
 }
+
+// TestExpectationsSeen: an event that shows a write done drops it, so a member created and
+// gone again before any pass looked is not awaited.
+func TestExpectationsSeen(t *testing.T) {
+	var e Expectations
+	e.ExpectCreate("a", time.Time{})
+	e.ExpectDelete("b", "uid-b", time.Time{})
+	e.Saw("a", "x", false, true) // the create's add event
+	e.Saw("b", "uid-b", false, true)
+	if awaited, _ := e.Observe(func(string) (string, bool, bool) { return "", false, false }, time.Time{}); len(awaited) != 0 {
+		t.Errorf("awaited %v after the create's event, with the pod gone since; want none", awaited)
+	}
+	if e.Pending() {
+		t.Error("the delete of b is still recorded, though the view shows it gone")
+	}
+	e.ExpectDelete("c", "uid-c", time.Time{})
+	e.Saw("c", "uid-c", false, true) // an unrelated update of c: not done
+	if !e.Pending() {
+		t.Error("the delete of c was dropped by an update that does not show it")
+	}
+}

@@ -184,6 +184,9 @@ func PlanSet(s Set) (SetPlan, error) {
 		}
 		out.SurgeBlocked = append(out.SurgeBlocked, rp.SurgeBlocked...)
 	}
+	if recreate {
+		out.Actions = recreateWhole(out.Actions, s.Replicas, setUnit)
+	}
 	for i := range out.Actions {
 		out.Actions[i].Kind = kinds[out.Actions[i].Unit]
 	}
@@ -231,5 +234,35 @@ func surgeKept(replicas []Replica, setUnit Unit, recreate bool, actions []Action
 		}
 		return a.Index < b.Index
 	})
+	return out
+}
+
+// recreateWhole drops, under ReplicaRecreate, the creates inside a replica that is still
+// going (a pod of it terminating): a recreated replica is made again whole once its old pods
+// are gone, not pod by pod as each goes (its new pods would wait beside old ones that still
+// hold their GPUs, and the plan would depend on the order the deletions are seen in).
+func recreateWhole(actions []Action, replicas []Replica, set Unit) []Action {
+	going := map[int]bool{}
+	for _, m := range set.Members {
+		if m.Terminating {
+			going[m.Index] = true
+		}
+	}
+	if len(going) == 0 {
+		return actions
+	}
+	replicaOf := map[string]int{}
+	for _, r := range replicas {
+		for _, u := range r.Units {
+			replicaOf[u.Name] = r.Index
+		}
+	}
+	out := actions[:0:0]
+	for _, a := range actions {
+		if r, ok := replicaOf[a.Unit]; ok && a.Type == Create && going[r] {
+			continue
+		}
+		out = append(out, a)
+	}
 	return out
 }

@@ -63,6 +63,18 @@ func TestPlanSetComposesStrategies(t *testing.T) {
 		actions:  []MemberRef{{Kind: SetReplicas, Unit: "replicas", Index: 2}},
 		updating: []int{2},
 	}, {
+		name: "ReplicaRecreate: a replica still going is not refilled pod by pod",
+		set: func() Set {
+			s := setOf(ReplicaRecreate)
+			// The surge replica 2 is up; replica 0 is being recreated: one of its frontend
+			// pods is gone, the other still terminating.
+			s.SetReplicas.Members = append(s.SetReplicas.Members, Member{Index: 2, Revision: "new", Available: true})
+			s.SetReplicas.Members[0].Terminating, s.SetReplicas.Members[0].Available = true, false
+			s.Replicas[0].Units[0].Members = []Member{{Index: 1, Revision: "old", Terminating: true}}
+			return s
+		},
+		updating: nil,
+	}, {
 		name: "Paused: no step",
 		set: func() Set {
 			s := setOf(RollingUpdate)

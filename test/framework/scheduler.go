@@ -20,6 +20,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/admission"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/server"
 )
 
@@ -102,7 +103,8 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cc, sched, err := server.Setup(ctx, opts, server.SetupOptions{}, scheduler.RegistryOptions()...)
+	gangs := gangplugin.NewRuntime() // this instance's own: two instances in one test share nothing
+	cc, sched, err := server.Setup(ctx, opts, server.SetupOptions{Runtime: gangs}, scheduler.RegistryOptions(gangs)...)
 	if err != nil {
 		cancel()
 		t.Fatalf("setting up phalanx-scheduler: %v", err)
@@ -135,7 +137,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		if p.ControllerOptions != nil {
 			opts = *p.ControllerOptions
 		}
-		task, err := server.ControllerTask(cc, sched, opts, p.Configure)
+		task, err := server.ControllerTask(cc, sched, gangs, opts, p.Configure)
 		if err != nil {
 			cancel()
 			t.Fatal(err)
@@ -145,7 +147,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		switch err := server.Run(ctx, cc, sched, tasks...); {
+		switch err := server.Run(ctx, cc, sched, gangs, tasks...); {
 		case errors.Is(err, server.ErrLostLease):
 			t.Errorf("phalanx-scheduler lost its lease unexpectedly")
 		case err != nil && ctx.Err() == nil:

@@ -65,13 +65,13 @@ type Planner struct {
 
 var _ gangplugin.Planner = &Planner{}
 
-// Install gives every profile of sched that has a gang store a planner built from the
+// Install gives every profile of sched that has a gang store in rt a planner built from the
 // profile's configuration.
-func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler) error {
+func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, rt *gangplugin.Runtime) error {
 	for i := range cc.ComponentConfig.Profiles {
 		prof := &cc.ComponentConfig.Profiles[i]
 		h, ok := sched.Profiles[prof.SchedulerName]
-		if !ok || gangplugin.StoreOf(h) == nil {
+		if !ok || rt.StoreOf(h) == nil {
 			continue
 		}
 		pct := prof.PercentageOfNodesToScore
@@ -85,8 +85,8 @@ func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched 
 			return fmt.Errorf("gang planner of profile %s: %w", prof.SchedulerName, err)
 		}
 		pl.nominated = true
-		gangplugin.SetPlanner(h, pl)
-		context.AfterFunc(ctx, func() { gangplugin.SetPlanner(h, nil) })
+		rt.SetPlanner(h, pl)
+		context.AfterFunc(ctx, func() { rt.SetPlanner(h, nil) })
 	}
 	return nil
 }

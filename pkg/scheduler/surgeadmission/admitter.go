@@ -62,8 +62,8 @@ type FrameworkAdmitter struct {
 var _ surge.Admitter = &FrameworkAdmitter{}
 
 // NewFrameworkAdmitter builds the admitter for the scheduler profile named profile, on the
-// scheduler's own cache.
-func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, profile string) (*FrameworkAdmitter, error) {
+// scheduler's own cache and its gang store in rt.
+func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, rt *gangplugin.Runtime, profile string) (*FrameworkAdmitter, error) {
 	var base *config.KubeSchedulerProfile
 	for i := range cc.ComponentConfig.Profiles {
 		if cc.ComponentConfig.Profiles[i].SchedulerName == profile {
@@ -83,7 +83,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 		return snap, sched.Cache.UpdateSnapshot(klog.FromContext(ctx), snap)
 	}}
 	if h, ok := sched.Profiles[profile]; ok {
-		a.gangs = gangplugin.StoreOf(h)
+		a.gangs = rt.StoreOf(h)
 	}
 	return a, nil
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// NotServed says what serves the gang kind, for the log line when the API server does not
 	// ("its CRD is not installed" when empty).
 	NotServed string
+	// Runtime is the scheduler's share of the gang plugins (sinks, planner, leadership); nil in
+	// narrow unit tests: no planner, no other kind's sink, status written at once.
+	Runtime *Runtime
 }
 
 // Adapter implements the gang hooks for one kind of gang.
@@ -82,7 +85,9 @@ func (p *Adapter) stateKey() fwk.StateKey { return fwk.StateKey(p.opts.Name) }
 // the profile's other gang plugins (see sinkFor).
 func (p *Adapter) SetStatusSink(s StatusSink) {
 	p.status = s
-	registerSink(p.handle, p.opts.Kind, s)
+	if p.opts.Runtime != nil {
+		p.opts.Runtime.registerSink(p.handle, p.opts.Kind, s)
+	}
 }
 
 // sinkFor is the status sink of gangs of kind k: this adapter's for its own kind, else the
@@ -91,7 +96,10 @@ func (p *Adapter) sinkFor(k gang.Kind) StatusSink {
 	if k == p.opts.Kind {
 		return p.status
 	}
-	return sinkOf(p.handle, k)
+	if p.opts.Runtime == nil {
+		return nil
+	}
+	return p.opts.Runtime.sinkOf(p.handle, k)
 }
 
 // Name returns the plugin name.

@@ -145,7 +145,11 @@ func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cach
 	if err := p.startWhenServed(ctx, factory); err != nil {
 		return err
 	}
-	go status.Run(ctx)
+	var elected <-chan struct{}
+	if p.opts.Runtime != nil {
+		elected = p.opts.Runtime.Elected()
+	}
+	go status.Run(ctx, elected)
 	return nil
 }
 

@@ -3,7 +3,6 @@ package gangplugin
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -52,27 +51,12 @@ type PlanResult struct {
 	Reason string
 }
 
-var (
-	plannersMu sync.Mutex
-	planners   = map[fwk.Handle]Planner{}
-)
-
-// SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a
-// profile has one, its gangs are placed member by member, each member's cycle on its own.
-func SetPlanner(h fwk.Handle, pl Planner) {
-	plannersMu.Lock()
-	defer plannersMu.Unlock()
-	if pl == nil {
-		delete(planners, h)
-		return
+// planner is the profile's gang planner, nil when it has none (or no Runtime: unit tests).
+func (p *Adapter) planner() Planner {
+	if p.opts.Runtime == nil {
+		return nil
 	}
-	planners[h] = pl
-}
-
-func plannerOf(h fwk.Handle) Planner {
-	plannersMu.Lock()
-	defer plannersMu.Unlock()
-	return planners[h]
+	return p.opts.Runtime.plannerOf(p.handle)
 }
 
 // plannedNode returns the node its gang's plan gives the member, if any.
@@ -86,7 +70,7 @@ func (p *Adapter) plannedNode(k gang.Key, pod *v1.Pod) (string, bool) {
 // deficit of one member, a member the quorum does not need, members with volume or device
 // claims): the cycle then runs over every node as it would without a plan.
 func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk.NodeInfo, narrowed *fwk.PreFilterResult, cs *cycleState) (result *fwk.PreFilterResult, st *fwk.Status, ok bool) {
-	pl := plannerOf(p.handle)
+	pl := p.planner()
 	if pl == nil {
 		return nil, nil, false
 	}

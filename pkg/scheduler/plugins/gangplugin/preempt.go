@@ -81,7 +81,7 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 		outcome(PreemptNotEligible)
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("not eligible for preemption: %s has preemptionPolicy Never", k))
 	}
-	pl := plannerOf(p.handle)
+	pl := p.planner()
 	if pl == nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption needs the gang planner, which this profile has not started")
 	}

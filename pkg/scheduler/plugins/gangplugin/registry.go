@@ -13,49 +13,141 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
 
-var (
-	storesMu sync.Mutex
-	stores   = map[fwk.Handle]*gang.Store{}
-	// sinks are the status sinks of each gang kind of a profile: preemption tells the victim
-	// gang's own writer, whichever plugin preempted (a PodGang member may preempt a PodGroup).
-	sinks = map[fwk.Handle]map[gang.Kind]StatusSink{}
-)
+// Runtime is what the gang plugins of one scheduler share: per profile (framework handle) the
+// gang store, the status sinks of each gang kind and the gang planner, and the scheduler's
+// leadership. One scheduler has one Runtime, made by whoever builds the scheduler and handed to
+// its plugin factories (phalanxscheduler.RegistryOptions), its planners and its leader loop:
+// two schedulers in one process (tests, a restart in place) or two profiles of one scheduler
+// share nothing, and a scheduler that does not lead writes no status though another in the
+// same process does.
+type Runtime struct {
+	mu       sync.Mutex
+	profiles map[fwk.Handle]*profile
+
+	leadOnce sync.Once
+	elected  chan struct{}
+}
+
+// profile is one scheduler profile's share of the Runtime.
+type profile struct {
+	store *gang.Store
+	// sinks are the status sinks of each gang kind: preemption tells the victim gang's own
+	// writer, whichever plugin preempted (a PodGang member may preempt a PodGroup).
+	sinks   map[gang.Kind]StatusSink
+	planner Planner
+}
+
+// NewRuntime returns the Runtime of one scheduler.
+func NewRuntime() *Runtime {
+	return &Runtime{profiles: map[fwk.Handle]*profile{}, elected: make(chan struct{})}
+}
+
+// Elected is closed once the scheduler leads (MarkLeading).
+func (r *Runtime) Elected() <-chan struct{} { return r.elected }
+
+// MarkLeading records that the scheduler leads: its status writers start. Safe to call more
+// than once.
+func (r *Runtime) MarkLeading() { r.leadOnce.Do(func() { close(r.elected) }) }
+
+// Leading reports whether MarkLeading was called.
+func (r *Runtime) Leading() bool {
+	select {
+	case <-r.elected:
+		return true
+	default:
+		return false
+	}
+}
 
 // SharedStore returns the gang store of a scheduler profile (one per framework handle), made
-// with m the first time. A later caller with a different surge label gets an error: both
+// with m the first time. A later caller with a different surge label gets an error: the gang
 // plugins of a profile must read membership the same way. When ctx (the scheduler's) ends,
-// the store leaves the registry and the metrics collector, so that a scheduler started again
-// in the same process (tests, a restart in place) reports only its own gangs.
-func SharedStore(ctx context.Context, h fwk.Handle, m gang.Membership) (*gang.Store, error) {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	if s := stores[h]; s != nil {
-		if s.Membership() != m {
-			return nil, fmt.Errorf("surge label %q differs from %q of the other gang plugin of this profile", m.SurgeLabel, s.Membership().SurgeLabel)
+// the store leaves the Runtime and the metrics collector, so that a scheduler started again
+// in the same process reports only its own gangs.
+func (r *Runtime) SharedStore(ctx context.Context, h fwk.Handle, m gang.Membership) (*gang.Store, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		if p.store.Membership() != m {
+			return nil, fmt.Errorf("surge label %q differs from %q of the other gang plugin of this profile", m.SurgeLabel, p.store.Membership().SurgeLabel)
 		}
-		return s, nil
+		return p.store, nil
 	}
 	s := gang.NewStore(m, time.Now)
-	stores[h] = s
+	r.profiles[h] = &profile{store: s, sinks: map[gang.Kind]StatusSink{}}
 	metrics.Register()
 	metrics.AddGangState(s)
 	context.AfterFunc(ctx, func() {
-		storesMu.Lock()
-		if stores[h] == s {
-			delete(stores, h)
-			delete(sinks, h)
+		r.mu.Lock()
+		if p := r.profiles[h]; p != nil && p.store == s {
+			delete(r.profiles, h)
 		}
-		storesMu.Unlock()
+		r.mu.Unlock()
 		metrics.RemoveGangState(s)
 	})
 	return s, nil
 }
 
 // StoreOf returns the gang store of a scheduler profile, nil when no gang plugin made one.
-func StoreOf(h fwk.Handle) *gang.Store {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	return stores[h]
+func (r *Runtime) StoreOf(h fwk.Handle) *gang.Store {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		return p.store
+	}
+	return nil
+}
+
+// StoreForProfile returns the gang store of the running profile named name (its
+// schedulerName), nil when it has none.
+func (r *Runtime) StoreForProfile(name string) *gang.Store {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for h, p := range r.profiles {
+		if h.ProfileName() == name {
+			return p.store
+		}
+	}
+	return nil
+}
+
+// SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a
+// profile has one, its gangs are placed member by member, each member's cycle on its own.
+func (r *Runtime) SetPlanner(h fwk.Handle, pl Planner) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		p.planner = pl
+	}
+}
+
+// plannerOf returns the planner of a profile, nil when it has none.
+func (r *Runtime) plannerOf(h fwk.Handle) Planner {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		return p.planner
+	}
+	return nil
+}
+
+// registerSink records the status sink of a gang kind of a profile.
+func (r *Runtime) registerSink(h fwk.Handle, kind gang.Kind, s StatusSink) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		p.sinks[kind] = s
+	}
+}
+
+// sinkOf returns the status sink of a gang kind of a profile, nil when no plugin serves it.
+func (r *Runtime) sinkOf(h fwk.Handle, kind gang.Kind) StatusSink {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		return p.sinks[kind]
+	}
+	return nil
 }
 
 // JSONConfig copies a client config for custom resources: the scheduler's own config asks
@@ -64,34 +156,4 @@ func JSONConfig(c *rest.Config) *rest.Config {
 	cfg := rest.CopyConfig(c)
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	return cfg
-}
-
-// StoreForProfile returns the gang store of the running profile named profile (its
-// schedulerName), nil when it has none.
-func StoreForProfile(profile string) *gang.Store {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	for h, s := range stores {
-		if h.ProfileName() == profile {
-			return s
-		}
-	}
-	return nil
-}
-
-// registerSink records the status sink of a gang kind of a profile.
-func registerSink(h fwk.Handle, kind gang.Kind, s StatusSink) {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	if sinks[h] == nil {
-		sinks[h] = map[gang.Kind]StatusSink{}
-	}
-	sinks[h][kind] = s
-}
-
-// sinkOf returns the status sink of a gang kind of a profile, nil when no plugin serves it.
-func sinkOf(h fwk.Handle, kind gang.Kind) StatusSink {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	return sinks[h][kind]
 }

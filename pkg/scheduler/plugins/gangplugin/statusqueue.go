@@ -7,11 +7,10 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
-	"github.com/phalanx-sched/phalanx/pkg/leadership"
 )
 
 // StatusQueue feeds a status writer: gang keys in, one sync per key at a time, retries with
-// back-off. It runs only while this process leads: a follower writes nothing, and what it
+// back-off. It runs only once its scheduler leads: a follower writes nothing, and what it
 // queued meanwhile is written once it leads.
 type StatusQueue struct {
 	kind  gang.Kind
@@ -34,16 +33,19 @@ func (q *StatusQueue) Enqueue(k gang.Key) {
 	}
 }
 
-// Run processes the queue until ctx ends.
-func (q *StatusQueue) Run(ctx context.Context) {
+// Run processes the queue from when elected is closed (the scheduler leads; nil: at once)
+// until ctx ends.
+func (q *StatusQueue) Run(ctx context.Context, elected <-chan struct{}) {
 	go func() {
 		<-ctx.Done()
 		q.queue.ShutDown()
 	}()
-	select {
-	case <-leadership.Elected():
-	case <-ctx.Done():
-		return
+	if elected != nil {
+		select {
+		case <-elected:
+		case <-ctx.Done():
+			return
+		}
 	}
 	for {
 		k, quit := q.queue.Get()

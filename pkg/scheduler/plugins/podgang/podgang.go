@@ -46,14 +46,21 @@ var (
 	_ fwk.EnqueueExtensions = &Plugin{}
 )
 
-// New builds the plugin: it validates its args, starts a PodGang informer and hooks the
-// scheduler's pod informer into the profile's gang store.
-func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+// New returns the plugin's factory for the scheduler whose gang plugins share rt. The factory
+// validates the args, starts a PodGang informer and hooks the scheduler's pod informer into
+// the profile's gang store.
+func New(rt *gangplugin.Runtime) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newPlugin(ctx, obj, h, rt)
+	}
+}
+
+func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangplugin.Runtime) (fwk.Plugin, error) {
 	args, err := decodeArgs(obj)
 	if err != nil {
 		return nil, err
 	}
-	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	store, err := rt.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -63,7 +70,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	factory := externalversions.NewSharedInformerFactory(client, 0)
 	gangs := factory.Scheduler().V1alpha1().PodGangs()
-	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{
+	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 	})}

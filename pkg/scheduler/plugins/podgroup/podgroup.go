@@ -48,14 +48,20 @@ var (
 	_ fwk.EnqueueExtensions = &Plugin{}
 )
 
-// New builds the plugin on the profile's shared gang store, with a PodGroup informer and the
-// PodGroup status writer.
-func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+// New returns the plugin's factory for the scheduler whose gang plugins share rt: the plugin
+// on the profile's shared gang store, with a PodGroup informer and the PodGroup status writer.
+func New(rt *gangplugin.Runtime) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newPlugin(ctx, obj, h, rt)
+	}
+}
+
+func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangplugin.Runtime) (fwk.Plugin, error) {
 	args, err := config.DecodeArgs[config.PodGroupArgs](Name, obj, config.SetDefaultsPodGroupArgs)
 	if err != nil {
 		return nil, err
 	}
-	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	store, err := rt.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -65,7 +71,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	factory := externalversions.NewSharedInformerFactory(client, 0)
 	groups := factory.Scheduling().V1alpha1().PodGroups()
-	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{
+	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindPodGroup, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 	})}

@@ -55,10 +55,16 @@ var (
 // this process.
 var ErrInTreeWorkload = fmt.Errorf("%s: the GenericWorkload feature gate is on in this scheduler process: kube-scheduler's own pod-group cycle would schedule the members of scheduling.k8s.io PodGroups instead of Phalanx; start phalanx-scheduler without --feature-gates=GenericWorkload=true (the API server's gate and --runtime-config=scheduling.k8s.io/v1beta1=true are what serve the API)", Name)
 
-// New builds the plugin on the profile's shared gang store, with its own PodGroup informer
-// (started when the API server serves scheduling.k8s.io/v1beta1, see gangplugin.Start) and the
-// PodGroup status writer.
-func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+// New returns the plugin's factory for the scheduler whose gang plugins share rt: the plugin
+// on the profile's shared gang store, with its own PodGroup informer (started when the API server
+// serves scheduling.k8s.io/v1beta1, see gangplugin.Start) and the PodGroup status writer.
+func New(rt *gangplugin.Runtime) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newPlugin(ctx, obj, h, rt)
+	}
+}
+
+func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangplugin.Runtime) (fwk.Plugin, error) {
 	args, err := config.DecodeArgs[config.WorkloadPodGroupArgs](Name, obj, config.SetDefaultsWorkloadPodGroupArgs)
 	if err != nil {
 		return nil, err
@@ -66,7 +72,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
 		return nil, ErrInTreeWorkload
 	}
-	store, err := gangplugin.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
+	store, err := rt.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -74,7 +80,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	// anything, and the API may not be served.
 	factory := informers.NewSharedInformerFactory(h.ClientSet(), 0)
 	groups := factory.Scheduling().V1beta1().PodGroups()
-	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{
+	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindWorkloadPodGroup, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 		NotServed: "the API server serves scheduling.k8s.io/v1beta1 only with --feature-gates=GenericWorkload=true --runtime-config=scheduling.k8s.io/v1beta1=true",

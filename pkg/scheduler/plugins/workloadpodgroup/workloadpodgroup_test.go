@@ -18,7 +18,7 @@ func TestRefusesInTreeWorkloadCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{gate: was}) })
-	_, err := New(context.Background(), nil, nil)
+	_, err := New(nil)(context.Background(), nil, nil)
 	if !errors.Is(err, ErrInTreeWorkload) {
 		t.Fatalf("New = %v, want ErrInTreeWorkload", err)
 	}
