@@ -159,24 +159,24 @@ func (c *Controller) freshBase(key string, pcs *grovev1.PodCliqueSet, obs *obser
 		cur = w
 	}
 	for name, x := range obs.cliques {
-		if got, err := c.cliques.PodCliques(pcs.Namespace).Get(name); err == nil && got.UID == x.UID {
-			x = got
-		}
-		if w, ok := c.own.fresher(key, "PodClique", name, x.ResourceVersion).(*grovev1.PodClique); ok {
-			x = w
-		}
-		obs.cliques[name] = x
+		obs.cliques[name] = freshest(c.own, key, "PodClique", x, c.cliques.PodCliques(pcs.Namespace).Get)
 	}
 	for name, x := range obs.groups {
-		if got, err := c.groups.PodCliqueScalingGroups(pcs.Namespace).Get(name); err == nil && got.UID == x.UID {
-			x = got
-		}
-		if w, ok := c.own.fresher(key, "PodCliqueScalingGroup", name, x.ResourceVersion).(*grovev1.PodCliqueScalingGroup); ok {
-			x = w
-		}
-		obs.groups[name] = x
+		obs.groups[name] = freshest(c.own, key, "PodCliqueScalingGroup", x, c.groups.PodCliqueScalingGroups(pcs.Namespace).Get)
 	}
 	return cur, true
+}
+
+// freshest is the newest known version of child x of set: the cache's (get), or what this
+// controller last wrote of it when the cache does not show that write yet.
+func freshest[T metav1.Object](own *ownWrites, set, kind string, x T, get func(name string) (T, error)) T {
+	if got, err := get(x.GetName()); err == nil && got.GetUID() == x.GetUID() {
+		x = got
+	}
+	if w, ok := own.fresher(set, kind, x.GetName(), x.GetResourceVersion()).(T); ok {
+		x = w
+	}
+	return x
 }
 
 // planningStatusChanged reports whether a PodCliqueSet status change is one a pass plans from:

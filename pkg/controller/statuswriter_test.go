@@ -125,3 +125,21 @@ func TestPodStepChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshestChild: a status computed after the pass starts from what this controller last
+// wrote while the cache still shows the version it wrote over, else from the cache.
+func TestFreshestChild(t *testing.T) {
+	own := newOwnWrites()
+	cached := &metav1.ObjectMeta{Name: "c", UID: "u", ResourceVersion: "10"}
+	get := func(string) (*metav1.ObjectMeta, error) { return cached, nil }
+	written := &metav1.ObjectMeta{Name: "c", UID: "u", ResourceVersion: "11"}
+	own.note("ns/pcs", "PodClique", "c", "10", written)
+	stale := &metav1.ObjectMeta{Name: "c", UID: "u", ResourceVersion: "9"}
+	if got := freshest(own, "ns/pcs", "PodClique", stale, get); got != written {
+		t.Errorf("cache at the version written over: got rv %s, want the write (11)", got.ResourceVersion)
+	}
+	cached = &metav1.ObjectMeta{Name: "c", UID: "u", ResourceVersion: "12"}
+	if got := freshest(own, "ns/pcs", "PodClique", stale, get); got != cached {
+		t.Errorf("cache moved on: got rv %s, want the cache's (12)", got.ResourceVersion)
+	}
+}
