@@ -203,7 +203,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 	// pass is tens of milliseconds of CPU, and a pass per bind held the key when the step came.
 	// PodGang updates are status (the scheduler's conditions) or this controller's own writes.
 	// The same for a pod this controller created appearing, or one it deleted turning
-	// terminating: the pass that wrote it planned with it (expectations.confirms).
+	// terminating: the pass that wrote it planned with it (expectations.seen).
 	_, _ = kf.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) {
 			if p, ok := o.(*corev1.Pod); ok && c.expect.seen(setKeyOf(p), p, false) {
