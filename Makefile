@@ -41,7 +41,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf generate verify run down clean help
+.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf perf-updates generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -176,6 +176,9 @@ perf: tools build ## Performance report into docs/perf (default profile vs Phala
 	@$(GO) test $(GOFLAGS_M) -count=1 -timeout 300m -run 'TestPerf$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+(report|update|preemption)_test|^(ok|FAIL|---)'
 
 SIM_RUNS ?= 10000
+perf-updates: tools build ## Only the report's update section (docs/perf), each strategy 3 times (median): about 10 minutes on 2 cores. Not part of make test.
+	@$(GO) test $(GOFLAGS_M) -count=1 -timeout 120m -run 'TestPerfUpdates$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+update_test|^(ok|FAIL|---)'
+
 simulate: ## The randomized update simulations, SIM_RUNS (10000) seeds each, crashes between any two actions: runs and violations.
 	@$(GO) test $(GOFLAGS_M) -count=1 -run 'TestRandomized' -v ./pkg/update/ -update.sim-runs=$(SIM_RUNS) | grep -E 'invariant violations|^(ok|FAIL)|seed '
 

@@ -178,17 +178,80 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 		}
 	}
 	writePreemption(&b, preempts)
-	b.WriteString("\n## Updates\n\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something. Step latency: from the member event that enables the update's next step (a member created, bound, Ready or gone) to the first write of the controller pass that takes it (phalanx_controller_step_latency_seconds).\n\n")
-	b.WriteString("| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions | step latency p50 | p99 | steps |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, u := range updates {
-		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d | %s | %s | %d |\n", u.Name, u.Pods, u.Duration.Round(100*time.Millisecond), u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes,
-			u.StepP50.Round(time.Millisecond), u.StepP99.Round(time.Millisecond), u.Steps)
-	}
-	b.WriteString("\n![capacity](capacity.png)\n")
+	b.WriteString(updateSection(updates, "", 1))
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
 	if err := plotThroughput(filepath.Join(dir, "throughput.png"), results); err != nil {
+		return err
+	}
+	return plotCapacity(filepath.Join(dir, "capacity.png"), updates)
+}
+
+// updatesHeading starts the report's last section, the update costs (updateSection).
+const updatesHeading = "\n## Updates\n"
+
+// updateSection is the report's update section. note, when not empty, says when and how the
+// section was measured apart from the rest of the report (make perf-updates); runs is how many
+// runs each row is the median of.
+func updateSection(updates []UpdateResult, note string, runs int) string {
+	var b strings.Builder
+	b.WriteString(updatesHeading + "\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something. Step latency: from the member event that enables the update's next step (a member created, bound, Ready or gone) to the first write of the controller pass that takes it (phalanx_controller_step_latency_seconds).")
+	if runs > 1 {
+		fmt.Fprintf(&b, " Each row is the median of %d runs by time to complete (the fastest and slowest runs beside it).", runs)
+	}
+	if note != "" {
+		b.WriteString(" " + note)
+	}
+	b.WriteString("\n\n| strategy | pods | time to complete | min Ready pods | min available replicas | peak extra GPUs | passes with actions | step latency p50 | p99 | steps |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, u := range updates {
+		took := u.Duration.Round(100 * time.Millisecond).String()
+		if u.Slowest > 0 {
+			took += fmt.Sprintf(" (%s–%s)", u.Fastest.Round(100*time.Millisecond), u.Slowest.Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d | %s | %s | %d |\n", u.Name, u.Pods, took, u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes,
+			u.StepP50.Round(time.Millisecond), u.StepP99.Round(time.Millisecond), u.Steps)
+	}
+	b.WriteString("\n![capacity](capacity.png)\n")
+	return b.String()
+}
+
+// medianUpdates is, per strategy, the run with the median time to complete, with the fastest
+// and slowest times of all runs.
+func medianUpdates(runs [][]UpdateResult) []UpdateResult {
+	if len(runs) == 0 {
+		return nil
+	}
+	var out []UpdateResult
+	for i := range runs[0] {
+		var same []UpdateResult
+		for _, r := range runs {
+			if i < len(r) {
+				same = append(same, r[i])
+			}
+		}
+		sort.Slice(same, func(a, b int) bool { return same[a].Duration < same[b].Duration })
+		m := same[len(same)/2]
+		m.Fastest, m.Slowest = same[0].Duration, same[len(same)-1].Duration
+		out = append(out, m)
+	}
+	return out
+}
+
+// replaceUpdateSection rewrites the update section of the report in dir (the last section)
+// and its capacity plot, leaving the rest as make perf wrote it.
+func replaceUpdateSection(dir string, updates []UpdateResult, note string, runs int) error {
+	path := filepath.Join(dir, "README.md")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading the report to update: %w", err)
+	}
+	i := strings.Index(string(raw), updatesHeading)
+	if i < 0 {
+		return fmt.Errorf("%s has no %q section to replace", path, strings.TrimSpace(updatesHeading))
+	}
+	out := string(raw[:i]) + updateSection(updates, note, runs)
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		return err
 	}
 	return plotCapacity(filepath.Join(dir, "capacity.png"), updates)

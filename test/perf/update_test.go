@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,9 @@ type UpdateResult struct {
 	// the member event that enables a step to the pass's first write), over Steps steps.
 	StepP50, StepP99 time.Duration
 	Steps            int
+	// Fastest and Slowest are the extreme times to complete when the row is a median of runs
+	// (make perf-updates); zero otherwise.
+	Fastest, Slowest time.Duration
 	Timeline         []Sample
 }
 
@@ -244,10 +248,28 @@ func waitLong(t *testing.T, env *framework.Env, name string, done func(*grovev1.
 // TestPerfUpdates runs only the update costs of make perf's report and logs them, to look into
 // a figure: go test -mod=vendor -run TestPerfUpdates -v ./test/perf/ (-perf.quick: 10
 // replicas on 80 nodes; -perf.update=N: only the Nth strategy, from 1).
+//
+// With -perf.out (make perf-updates) it runs every strategy -perf.repeat times and rewrites
+// only the update section of the report there, with the median of the runs.
 func TestPerfUpdates(t *testing.T) {
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	runUpdates(t, root)
+	if *outDir == "" {
+		runUpdates(t, root)
+		return
+	}
+	if *onlyUpdate != 0 || *quick {
+		t.Fatal("-perf.out rewrites the report's update section: it needs every strategy at full size (no -perf.update, no -perf.quick)")
+	}
+	n := max(*repeat, 1)
+	var runs [][]UpdateResult
+	for i := 0; i < n; i++ {
+		runs = append(runs, runUpdates(t, root))
+	}
+	note := fmt.Sprintf("This section was measured on %s by `make perf-updates` (%d CPUs), apart from the sections above.", time.Now().UTC().Format("2006-01-02"), runtime.NumCPU())
+	if err := replaceUpdateSection(*outDir, medianUpdates(runs), note, n); err != nil {
+		t.Fatal(err)
+	}
 }
