@@ -357,14 +357,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 		}
 	}
 	if err := parallel(len(replaced), deleteWorkers, func(i int) error {
-		p := replaced[i]
-		c.expect.deleted(a.key(), a.pcs.UID, p)
-		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
-			c.expect.undo(a.key(), a.pcs.UID, p.Name)
-			return fmt.Errorf("deleting pod %s to replace it: %w", p.Name, err)
-		}
-		a.countDelete("Pod")
-		return nil
+		return a.deletePod(replaced[i], " to replace it")
 	}); err != nil {
 		return err
 	}
@@ -391,14 +384,7 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		return index.Parse(surplus[i].Labels[grovev1.LabelPodCliquePodIndex]) > index.Parse(surplus[j].Labels[grovev1.LabelPodCliquePodIndex])
 	})
 	if err := parallel(len(surplus), deleteWorkers, func(i int) error {
-		p := surplus[i]
-		c.expect.deleted(a.key(), a.pcs.UID, p)
-		if err := ignoreNotFound(c.kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})); err != nil {
-			c.expect.undo(a.key(), a.pcs.UID, p.Name)
-			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
-		}
-		a.countDelete("Pod")
-		return nil
+		return a.deletePod(surplus[i], "")
 	}); err != nil {
 		return err
 	}
@@ -437,6 +423,19 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// deletePod deletes p (this incarnation only: a UID precondition), recorded in the
+// expectations before the call and taken back when it fails; why ends the error message.
+func (a *applier) deletePod(p *corev1.Pod, why string) error {
+	a.c.expect.deleted(a.key(), a.pcs.UID, p)
+	err := a.c.kube.CoreV1().Pods(a.pcs.Namespace).Delete(a.ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
+	if err := ignoreNotFound(err); err != nil {
+		a.c.expect.undo(a.key(), a.pcs.UID, p.Name)
+		return fmt.Errorf("deleting pod %s%s: %w", p.Name, why, err)
+	}
+	a.countDelete("Pod")
+	return nil
 }
 
 // gangSpecEqual reports whether the live gang spec cur is the desired want, leaving out the

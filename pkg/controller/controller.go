@@ -327,7 +327,9 @@ func (c *Controller) enqueueOwner(obj any) {
 	}
 	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
 		key := m.GetNamespace() + "/" + set
-		klog.V(5).InfoS("Child changed", "podCliqueSet", key, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
+		if v := klog.V(5); v.Enabled() { // not formatted on every event otherwise
+			v.InfoS("Child changed", "podCliqueSet", key, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
+		}
 		if _, pod := obj.(*corev1.Pod); pod {
 			// A member created, bound, Ready or gone: what an update's next step waits for.
 			c.steps.note(key, c.now())
@@ -384,7 +386,9 @@ func (c *Controller) enqueueOwnerAfter(obj any, delay time.Duration) {
 		return
 	}
 	if set := m.GetLabels()[grovev1.LabelPodCliqueSet]; set != "" && m.GetLabels()[workload.LabelManagedBy] == workload.ManagedBy {
-		klog.V(5).InfoS("Child status changed", "podCliqueSet", m.GetNamespace()+"/"+set, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
+		if v := klog.V(5); v.Enabled() {
+			v.InfoS("Child status changed", "podCliqueSet", m.GetNamespace()+"/"+set, "kind", fmt.Sprintf("%T", obj), "name", m.GetName())
+		}
 		c.queue.AddAfter(m.GetNamespace()+"/"+set, delay)
 	}
 }

@@ -57,7 +57,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		klog.FromContext(ctx).Info("Gave up waiting for the pod cache to show earlier writes; planning without them", "podCliqueSet", key, "pods", expired, "after", update.ExpectationsTTL)
 	}
 	if len(awaited) > 0 {
-		klog.FromContext(ctx).V(4).Info("Waiting for the pod cache to show this controller's writes", "podCliqueSet", key, "pods", awaited, "cache", cacheView(obs, awaited))
+		if v := klog.FromContext(ctx).V(4); v.Enabled() {
+			v.Info("Waiting for the pod cache to show this controller's writes", "podCliqueSet", key, "pods", awaited, "cache", cacheView(obs, awaited))
+		}
 		// Their watch events enqueue the set; the delay covers an event that never comes.
 		c.queue.AddAfter(key, time.Second)
 		return nil
