@@ -28,6 +28,10 @@ type statusWriter struct {
 	// done reports each write's result (the controller logs and retries failures).
 	done func(ctx context.Context, key string, err error)
 	wg   sync.WaitGroup
+	// closed is set by wait: a pass still finishing while the controller stops submits
+	// nothing more (its write is dropped; the next leader computes the statuses again), so
+	// that no write starts while wait waits (a WaitGroup may not grow from zero during Wait).
+	closed bool
 }
 
 func newStatusWriter(done func(ctx context.Context, key string, err error)) *statusWriter {
@@ -38,14 +42,18 @@ func newStatusWriter(done func(ctx context.Context, key string, err error)) *sta
 // waits for it).
 func (w *statusWriter) submit(ctx context.Context, key string, write func(context.Context) error) {
 	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
 	if w.running[key] {
 		w.pending[key] = write
 		w.mu.Unlock()
 		return
 	}
 	w.running[key] = true
-	w.mu.Unlock()
 	w.wg.Add(1)
+	w.mu.Unlock()
 	go func() {
 		defer w.wg.Done()
 		for write != nil {
@@ -61,8 +69,13 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 	}()
 }
 
-// wait blocks until no write is in flight (shutdown, tests).
-func (w *statusWriter) wait() { w.wg.Wait() }
+// wait refuses further writes and blocks until none is in flight (shutdown).
+func (w *statusWriter) wait() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.wg.Wait()
+}
 
 // statusWritten handles the result of a deferred status write: a conflict (the object moved
 // since the pass read it) brings a new pass at once, which computes the status again; another

@@ -143,3 +143,30 @@ func TestFreshestChild(t *testing.T) {
 		t.Errorf("cache moved on: got rv %s, want the cache's (12)", got.ResourceVersion)
 	}
 }
+
+// TestStatusWriterRefusesWritesOnceStopping: a pass that finishes while the controller stops
+// submits after wait began; its write is dropped, not started (it used to start, and a write
+// started while wait waited panicked: "WaitGroup is reused before previous Wait has
+// returned", seen in make perf-updates at shutdown).
+func TestStatusWriterRefusesWritesOnceStopping(t *testing.T) {
+	w := newStatusWriter(func(context.Context, string, error) {})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 200; j++ {
+				w.submit(ctx, "ns/a", func(context.Context) error { return nil })
+			}
+		}()
+	}
+	w.wait()
+	wg.Wait()
+	ran := false
+	w.submit(ctx, "ns/a", func(context.Context) error { ran = true; return nil })
+	w.wait()
+	if ran {
+		t.Error("a write submitted after wait ran")
+	}
+}

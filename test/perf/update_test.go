@@ -41,6 +41,76 @@ type UpdateResult struct {
 	// (make perf-updates); zero otherwise.
 	Fastest, Slowest time.Duration
 	Timeline         []Sample
+	// Waiting is the update's wall clock split by what it was waiting for (see waitBreakdown).
+	Waiting Breakdown
+}
+
+// Breakdown splits an update's wall clock by what was pending at each instant, in this
+// order of precedence: a member created and not bound (the scheduler), bound and not Ready
+// (the kubelet, KWOK here), deleted and not gone (termination, KWOK here); an instant with
+// none of these pending is the controller's (its reaction to the last event and its writes
+// reaching the API server).
+type Breakdown struct {
+	Scheduler, Kubelet, Termination, Controller time.Duration
+}
+
+// podEvent is one change of a pod seen by the measurement's watch.
+type podEvent struct {
+	at   time.Duration
+	name string
+	// state: 0 pending (unbound), 1 bound, 2 Ready, 3 terminating, 4 gone.
+	state int
+}
+
+func podEventState(p *corev1.Pod, exists bool) int {
+	switch {
+	case !exists:
+		return 4
+	case p.DeletionTimestamp != nil:
+		return 3
+	case framework.ReadyPod(*p):
+		return 2
+	case p.Spec.NodeName != "":
+		return 1
+	}
+	return 0
+}
+
+// waitBreakdown replays events (ordered by time) over [0, end]: pods present before the
+// update start Ready.
+func waitBreakdown(events []podEvent, end time.Duration) Breakdown {
+	state := map[string]int{}
+	count := [5]int{}
+	var b Breakdown
+	last := time.Duration(0)
+	charge := func(until time.Duration) {
+		d := until - last
+		switch {
+		case count[0] > 0:
+			b.Scheduler += d
+		case count[1] > 0:
+			b.Kubelet += d
+		case count[3] > 0:
+			b.Termination += d
+		default:
+			b.Controller += d
+		}
+		last = until
+	}
+	for _, e := range events {
+		charge(e.at)
+		if was, ok := state[e.name]; ok {
+			count[was]--
+		}
+		if e.state == 4 {
+			delete(state, e.name)
+			continue
+		}
+		state[e.name] = e.state
+		count[e.state]++
+	}
+	charge(end)
+	return b
 }
 
 // Sample is the Ready count at a moment of the update.
@@ -132,6 +202,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			}
 		}
 		startGPUs := gpus
+		var events []podEvent
 		begin := time.Now()
 		stopWatch := env.WatchPods(t, ns, c.pcs.Name, func(pods map[string]corev1.Pod, changed *corev1.Pod) {
 			var now podState
@@ -158,6 +229,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			res.MinReady = min(res.MinReady, ready)
 			res.PeakExtraGPUs = max(res.PeakExtraGPUs, gpus-startGPUs)
 			at := time.Since(begin)
+			events = append(events, podEvent{at: at, name: changed.Name, state: podEventState(&p, exists)})
 			if n := len(res.Timeline); n == 0 || at-res.Timeline[n-1].At > 100*time.Millisecond || res.Timeline[n-1].Ready != ready {
 				res.Timeline = append(res.Timeline, Sample{At: at, Ready: ready})
 			}
@@ -185,10 +257,14 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		res.Passes = passes
 		res.Steps = len(steps)
 		res.StepP50, res.StepP99 = quantile(steps, 0.5), quantile(steps, 0.99)
+		res.Waiting = waitBreakdown(events, res.Duration)
 		allPlanned := planned
 		mu.Unlock()
 		t.Logf("%s: %d pods, %s, min Ready %d, min available %d, peak extra GPUs %d, %d passes with actions of %d that planned, step latency p50 %s p99 %s over %d steps", c.name, total, res.Duration.Round(100*time.Millisecond),
 			res.MinReady, res.MinAvailable, res.PeakExtraGPUs, res.Passes, allPlanned, res.StepP50.Round(time.Millisecond), res.StepP99.Round(time.Millisecond), res.Steps)
+		w := res.Waiting
+		t.Logf("%s: waiting on the scheduler %s, the kubelet %s, termination %s, the controller %s", c.name,
+			w.Scheduler.Round(100*time.Millisecond), w.Kubelet.Round(100*time.Millisecond), w.Termination.Round(100*time.Millisecond), w.Controller.Round(100*time.Millisecond))
 		out = append(out, res)
 	}
 	return out
