@@ -30,6 +30,10 @@ import (
 // deleteWorkers bounds the pod deletions of one pass that are in flight at once.
 const deleteWorkers = 16
 
+// createWorkers bounds the PodClique and PodGang creates of one pass in flight at once (pods
+// have their own slow start, batch.go).
+const createWorkers = 16
+
 // applier applies one pass's differences for one PodCliqueSet. Pods are created and deleted
 // in parallel (batch.go); mu guards the counts.
 // key is the PodCliqueSet's queue key (namespace/name), which its expectations are kept by.
@@ -122,22 +126,37 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	// Missing cliques are created in parallel: a new scaling-group replica has one per
+	// clique of the group, and one after the other they were round trips on the step's path.
+	var newCliques []*grovev1.PodClique
+	for _, pclq := range want.Cliques {
+		if obs.cliques[pclq.Name] == nil {
+			newCliques = append(newCliques, pclq)
+		}
+	}
+	var cliquesMu sync.Mutex
+	if err := parallel(len(newCliques), createWorkers, func(i int) error {
+		pclq := newCliques[i]
+		got, err := c.client.GroveV1alpha1().PodCliques(ns).Create(ctx, pclq, metav1.CreateOptions{})
+		if err := ignoreExists(err); err != nil {
+			return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
+		}
+		if err == nil {
+			// Not on AlreadyExists (made by a pass the informer has not shown yet): the
+			// typed client then returns an empty object, with no name or UID to own pods.
+			cliquesMu.Lock()
+			obs.cliques[pclq.Name] = got
+			cliquesMu.Unlock()
+		}
+		return a.afterCreate("PodClique", err)
+	}); err != nil {
+		return err
+	}
 	for _, pclq := range want.Cliques {
 		cur := obs.cliques[pclq.Name]
 		switch {
-		case cur == nil:
-			got, err := c.client.GroveV1alpha1().PodCliques(ns).Create(ctx, pclq, metav1.CreateOptions{})
-			if err := ignoreExists(err); err != nil {
-				return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
-			}
-			if err == nil {
-				// Not on AlreadyExists (made by a pass the informer has not shown yet): the
-				// typed client then returns an empty object, with no name or UID to own pods.
-				obs.cliques[pclq.Name] = got
-			}
-			if err := a.afterCreate("PodClique", err); err != nil {
-				return err
-			}
+		case cur == nil || slices.Contains(newCliques, pclq):
+			// Created above (or its create failed with AlreadyExists: the cache shows it soon).
 		case cur.Spec.Replicas != pclq.Spec.Replicas || ptr.Deref(cur.Spec.MinAvailable, 0) != ptr.Deref(pclq.Spec.MinAvailable, 0) ||
 			cur.Annotations[workload.AnnotationTemplateReplicas] != pclq.Annotations[workload.AnnotationTemplateReplicas]:
 			upd := cur.DeepCopy()
@@ -168,18 +187,31 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Dropping unreadable pending reservations")
 	}
+	// Missing gangs are created in parallel, as cliques are.
+	var newGangs []*schedv1.PodGang
+	for _, g := range want.PodGangs {
+		if obs.gangs[g.Name] == nil {
+			newGangs = append(newGangs, g)
+		}
+	}
+	if err := parallel(len(newGangs), createWorkers, func(i int) error {
+		g := newGangs[i]
+		_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(g, pending[g.Name]), metav1.CreateOptions{})
+		if ignoreExists(err) != nil {
+			return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
+		}
+		return a.afterCreate("PodGang", err)
+	}); err != nil {
+		return err
+	}
+	for _, g := range newGangs {
+		delete(pending, g.Name)
+	}
 	for _, g := range want.PodGangs {
 		cur := obs.gangs[g.Name]
 		switch {
 		case cur == nil:
-			_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, recreatedGang(g, pending[g.Name]), metav1.CreateOptions{})
-			if ignoreExists(err) != nil {
-				return fmt.Errorf("creating PodGang %s: %w", g.Name, err)
-			}
-			delete(pending, g.Name)
-			if err := a.afterCreate("PodGang", err); err != nil {
-				return err
-			}
+			// Created above.
 		case !gangSpecEqual(g.Spec, cur.Spec):
 			upd := cur.DeepCopy()
 			upd.Spec = withReservationRef(g.Spec, cur.Spec)

@@ -402,7 +402,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	if err := c.StartInformers(ctx); err != nil {
 		return err
 	}
-	c.statuses = newStatusWriter(c.statusWritten)
+	c.statuses = newStatusWriter(statusInterval, c.statusWritten)
 	defer c.statuses.wait()
 	logger.Info("PodCliqueSet controller started", "workers", workers)
 	for i := 0; i < workers; i++ {

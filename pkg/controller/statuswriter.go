@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -21,10 +22,17 @@ import (
 // latency at 100 replicas). Per key at most one write runs; a newer pass's write replaces one
 // still waiting (statuses are levels: the newest wins), so writes of one key never overlap
 // and never go out of order.
+//
+// Writes of one key start at least interval apart: the first after a quiet spell goes at
+// once, the ones that follow it carry every pass of the interval in one write. An update's
+// steps come tens of milliseconds apart, and a write per step (measured at 100 replicas: 5,000
+// status writes in a 70 s update, a quarter of all API writes) took API server time from the
+// next step's creates and deletes; a status up to interval old is what a reader sees anyway.
 type statusWriter struct {
-	mu      sync.Mutex
-	running map[string]bool
-	pending map[string]func(context.Context) error
+	mu       sync.Mutex
+	running  map[string]bool
+	pending  map[string]func(context.Context) error
+	interval time.Duration
 	// done reports each write's result (the controller logs and retries failures).
 	done func(ctx context.Context, key string, err error)
 	wg   sync.WaitGroup
@@ -32,22 +40,29 @@ type statusWriter struct {
 	// nothing more (its write is dropped; the next leader computes the statuses again), so
 	// that no write starts while wait waits (a WaitGroup may not grow from zero during Wait).
 	closed bool
+	// stop ends the spacing of writes when wait begins (a write waiting runs at once).
+	stop chan struct{}
+	// after is time.After (tests replace it to hold the spacing until they release it).
+	after func(time.Duration) <-chan time.Time
 }
 
-func newStatusWriter(done func(ctx context.Context, key string, err error)) *statusWriter {
-	return &statusWriter{running: map[string]bool{}, pending: map[string]func(context.Context) error{}, done: done}
+// statusInterval is the controller's spacing of status writes of one PodCliqueSet.
+const statusInterval = 500 * time.Millisecond
+
+func newStatusWriter(interval time.Duration, done func(ctx context.Context, key string, err error)) *statusWriter {
+	return &statusWriter{running: map[string]bool{}, pending: map[string]func(context.Context) error{}, interval: interval, done: done, stop: make(chan struct{}), after: time.After}
 }
 
-// submit runs write for key now, or after the write of key in flight (replacing a write that
-// waits for it).
+// submit runs write for key now when no write of key ran in the last interval, else after
+// that (replacing a write that waits).
 func (w *statusWriter) submit(ctx context.Context, key string, write func(context.Context) error) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return
 	}
+	w.pending[key] = write
 	if w.running[key] {
-		w.pending[key] = write
 		w.mu.Unlock()
 		return
 	}
@@ -56,15 +71,24 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 	w.mu.Unlock()
 	go func() {
 		defer w.wg.Done()
-		for write != nil {
-			w.done(ctx, key, write(ctx))
+		for {
 			w.mu.Lock()
-			write = w.pending[key]
+			write := w.pending[key]
 			delete(w.pending, key)
 			if write == nil {
 				delete(w.running, key)
+				w.mu.Unlock()
+				return
 			}
 			w.mu.Unlock()
+			w.done(ctx, key, write(ctx))
+			if w.interval > 0 {
+				select {
+				case <-w.after(w.interval):
+				case <-w.stop:
+				case <-ctx.Done():
+				}
+			}
 		}
 	}()
 }
@@ -72,7 +96,10 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 // wait refuses further writes and blocks until none is in flight (shutdown).
 func (w *statusWriter) wait() {
 	w.mu.Lock()
-	w.closed = true
+	if !w.closed {
+		w.closed = true
+		close(w.stop)
+	}
 	w.mu.Unlock()
 	w.wg.Wait()
 }

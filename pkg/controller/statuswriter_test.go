@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestStatusWriterOneAtATimeNewestWins(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	results := map[string]int{}
-	w := newStatusWriter(func(_ context.Context, key string, _ error) {
+	w := newStatusWriter(0, func(_ context.Context, key string, _ error) {
 		mu.Lock()
 		results[key]++
 		mu.Unlock()
@@ -149,7 +150,7 @@ func TestFreshestChild(t *testing.T) {
 // started while wait waited panicked: "WaitGroup is reused before previous Wait has
 // returned", seen in make perf-updates at shutdown).
 func TestStatusWriterRefusesWritesOnceStopping(t *testing.T) {
-	w := newStatusWriter(func(context.Context, string, error) {})
+	w := newStatusWriter(0, func(context.Context, string, error) {})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -168,5 +169,56 @@ func TestStatusWriterRefusesWritesOnceStopping(t *testing.T) {
 	w.wait()
 	if ran {
 		t.Error("a write submitted after wait ran")
+	}
+}
+
+// TestStatusWriterSpacesWrites: after a write, the next write of the key waits for the
+// interval, and what was submitted meanwhile goes as one write (the newest); stopping ends the
+// wait.
+func TestStatusWriterSpacesWrites(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	ran := make(chan string, 8)
+	w := newStatusWriter(time.Minute, func(context.Context, string, error) {})
+	spacing := make(chan time.Duration, 8)
+	release := make(chan time.Time)
+	w.after = func(d time.Duration) <-chan time.Time { spacing <- d; return release }
+	ctx := context.Background()
+	write := func(name string) func(context.Context) error {
+		return func(context.Context) error {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			ran <- name
+			return nil
+		}
+	}
+	w.submit(ctx, "ns/a", write("w1"))
+	if got := <-ran; got != "w1" {
+		t.Fatalf("first write: got %s, want w1 at once", got)
+	}
+	if d := <-spacing; d != time.Minute {
+		t.Fatalf("spacing after a write: %s, want the interval (1m)", d)
+	}
+	// The writer now waits for the interval: w2 and w3 wait with it, w3 replacing w2.
+	w.submit(ctx, "ns/a", write("w2"))
+	w.submit(ctx, "ns/a", write("w3"))
+	mu.Lock()
+	if len(order) != 1 {
+		t.Errorf("writes before the interval ended: %v, want [w1]", order)
+	}
+	mu.Unlock()
+	release <- time.Now()
+	if got := <-ran; got != "w3" {
+		t.Fatalf("after the interval: got %s, want w3 (the newest)", got)
+	}
+	<-spacing
+	// Stopping ends the spacing: a write submitted before wait began is not held for it.
+	w.submit(ctx, "ns/a", write("w4"))
+	w.wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"w1", "w3", "w4"}; !slices.Equal(order, want) {
+		t.Errorf("writes ran as %v, want %v", order, want)
 	}
 }

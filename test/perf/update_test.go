@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,9 @@ type UpdateResult struct {
 	Timeline         []Sample
 	// Waiting is the update's wall clock split by what it was waiting for (see waitBreakdown).
 	Waiting Breakdown
+	// Writes are the API server's mutating requests during the update, by resource (every
+	// writer: controller, scheduler, KWOK, garbage collector).
+	Writes map[string]float64
 }
 
 // Breakdown splits an update's wall clock by what was pending at each instant, in this
@@ -234,6 +238,10 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 				res.Timeline = append(res.Timeline, Sample{At: at, Ready: ready})
 			}
 		})
+		writesBefore, err := apiWrites(ctx, env.Kube)
+		if err != nil {
+			t.Fatal(err)
+		}
 		mu.Lock()
 		armed = true
 		mu.Unlock()
@@ -250,6 +258,16 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			return pcs.Status.ObservedGeneration != nil && *pcs.Status.ObservedGeneration == pcs.Generation && p != nil && p.UpdateEndedAt != nil && ready == total, nil
 		})
 		res.Duration = time.Since(begin)
+		writesAfter, err := apiWrites(ctx, env.Kube)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Writes = map[string]float64{}
+		for r, n := range writesAfter {
+			if d := n - writesBefore[r]; d > 0 {
+				res.Writes[r] = d
+			}
+		}
 		stopWatch()
 		stop()
 		cluster.Stop()
@@ -265,6 +283,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		w := res.Waiting
 		t.Logf("%s: waiting on the scheduler %s, the kubelet %s, termination %s, the controller %s", c.name,
 			w.Scheduler.Round(100*time.Millisecond), w.Kubelet.Round(100*time.Millisecond), w.Termination.Round(100*time.Millisecond), w.Controller.Round(100*time.Millisecond))
+		t.Logf("%s: API writes %s", c.name, formatWrites(res.Writes))
 		out = append(out, res)
 	}
 	return out
@@ -348,4 +367,24 @@ func TestPerfUpdates(t *testing.T) {
 	if err := replaceUpdateSection(*outDir, medianUpdates(runs), note, n); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// formatWrites lists writes by resource, most first, with their total.
+func formatWrites(w map[string]float64) string {
+	type kv struct {
+		r string
+		n float64
+	}
+	var all []kv
+	total := 0.0
+	for r, n := range w {
+		all = append(all, kv{r, n})
+		total += n
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].n > all[j].n || all[i].n == all[j].n && all[i].r < all[j].r })
+	out := fmt.Sprintf("%.0f:", total)
+	for _, e := range all {
+		out += fmt.Sprintf(" %s %.0f", e.r, e.n)
+	}
+	return out
 }
