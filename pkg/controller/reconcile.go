@@ -140,7 +140,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 				return nil
 			}
 			return c.writeStatus(ctx, base, obs, want, ro)
-		})
+		}, len(ro.plan.SurgeBlocked) > 0 || surgeBlockedNow(pcs))
 	}
 	if !ro.plan.Done {
 		// An update in progress is looked at again even without events, so that a stall

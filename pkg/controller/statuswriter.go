@@ -28,6 +28,8 @@ import (
 // steps come tens of milliseconds apart, and a write per step (measured at 100 replicas: 5,000
 // status writes in a 70 s update, a quarter of all API writes) took API server time from the
 // next step's creates and deletes; a status up to interval old is what a reader sees anyway.
+// An urgent write (a condition that may last less than the interval, SurgeBlocked) goes at
+// once: coalesced, a surge refused and then given up for maxUnavailable was never written.
 type statusWriter struct {
 	mu       sync.Mutex
 	running  map[string]bool
@@ -44,18 +46,21 @@ type statusWriter struct {
 	stop chan struct{}
 	// after is time.After (tests replace it to hold the spacing until they release it).
 	after func(time.Duration) <-chan time.Time
+	// wake ends the spacing of a key's writes for an urgent write (one slot per running key).
+	wake map[string]chan struct{}
 }
 
 // statusInterval is the controller's spacing of status writes of one PodCliqueSet.
 const statusInterval = 500 * time.Millisecond
 
 func newStatusWriter(interval time.Duration, done func(ctx context.Context, key string, err error)) *statusWriter {
-	return &statusWriter{running: map[string]bool{}, pending: map[string]func(context.Context) error{}, interval: interval, done: done, stop: make(chan struct{}), after: time.After}
+	return &statusWriter{running: map[string]bool{}, pending: map[string]func(context.Context) error{}, interval: interval, done: done, stop: make(chan struct{}), after: time.After, wake: map[string]chan struct{}{}}
 }
 
 // submit runs write for key now when no write of key ran in the last interval, else after
-// that (replacing a write that waits).
-func (w *statusWriter) submit(ctx context.Context, key string, write func(context.Context) error) {
+// that (replacing a write that waits); an urgent write does not wait for the interval (it
+// still waits for a write in flight).
+func (w *statusWriter) submit(ctx context.Context, key string, write func(context.Context) error, urgent bool) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -63,10 +68,18 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 	}
 	w.pending[key] = write
 	if w.running[key] {
+		if urgent {
+			select {
+			case w.wake[key] <- struct{}{}:
+			default: // woken already
+			}
+		}
 		w.mu.Unlock()
 		return
 	}
 	w.running[key] = true
+	wake := make(chan struct{}, 1)
+	w.wake[key] = wake
 	w.wg.Add(1)
 	w.mu.Unlock()
 	go func() {
@@ -77,6 +90,7 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 			delete(w.pending, key)
 			if write == nil {
 				delete(w.running, key)
+				delete(w.wake, key)
 				w.mu.Unlock()
 				return
 			}
@@ -85,6 +99,7 @@ func (w *statusWriter) submit(ctx context.Context, key string, write func(contex
 			if w.interval > 0 {
 				select {
 				case <-w.after(w.interval):
+				case <-wake:
 				case <-w.stop:
 				case <-ctx.Done():
 				}

@@ -46,13 +46,13 @@ func TestStatusWriterOneAtATimeNewestWins(t *testing.T) {
 			return nil
 		}
 	}
-	w.submit(ctx, "ns/a", write("a1", true))
+	w.submit(ctx, "ns/a", write("a1", true), false)
 	<-started
-	w.submit(ctx, "ns/a", write("a2", false))
-	w.submit(ctx, "ns/a", write("a3", false))
+	w.submit(ctx, "ns/a", write("a2", false), false)
+	w.submit(ctx, "ns/a", write("a3", false), false)
 	// Another key runs while ns/a's first write is blocked.
 	other := make(chan struct{})
-	w.submit(ctx, "ns/b", func(context.Context) error { close(other); return nil })
+	w.submit(ctx, "ns/b", func(context.Context) error { close(other); return nil }, false)
 	select {
 	case <-other:
 	case <-time.After(10 * time.Second):
@@ -158,14 +158,14 @@ func TestStatusWriterRefusesWritesOnceStopping(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 200; j++ {
-				w.submit(ctx, "ns/a", func(context.Context) error { return nil })
+				w.submit(ctx, "ns/a", func(context.Context) error { return nil }, false)
 			}
 		}()
 	}
 	w.wait()
 	wg.Wait()
 	ran := false
-	w.submit(ctx, "ns/a", func(context.Context) error { ran = true; return nil })
+	w.submit(ctx, "ns/a", func(context.Context) error { ran = true; return nil }, false)
 	w.wait()
 	if ran {
 		t.Error("a write submitted after wait ran")
@@ -173,8 +173,8 @@ func TestStatusWriterRefusesWritesOnceStopping(t *testing.T) {
 }
 
 // TestStatusWriterSpacesWrites: after a write, the next write of the key waits for the
-// interval, and what was submitted meanwhile goes as one write (the newest); stopping ends the
-// wait.
+// interval, and what was submitted meanwhile goes as one write (the newest); an urgent write
+// and stopping end the wait.
 func TestStatusWriterSpacesWrites(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
@@ -193,7 +193,7 @@ func TestStatusWriterSpacesWrites(t *testing.T) {
 			return nil
 		}
 	}
-	w.submit(ctx, "ns/a", write("w1"))
+	w.submit(ctx, "ns/a", write("w1"), false)
 	if got := <-ran; got != "w1" {
 		t.Fatalf("first write: got %s, want w1 at once", got)
 	}
@@ -201,8 +201,8 @@ func TestStatusWriterSpacesWrites(t *testing.T) {
 		t.Fatalf("spacing after a write: %s, want the interval (1m)", d)
 	}
 	// The writer now waits for the interval: w2 and w3 wait with it, w3 replacing w2.
-	w.submit(ctx, "ns/a", write("w2"))
-	w.submit(ctx, "ns/a", write("w3"))
+	w.submit(ctx, "ns/a", write("w2"), false)
+	w.submit(ctx, "ns/a", write("w3"), false)
 	mu.Lock()
 	if len(order) != 1 {
 		t.Errorf("writes before the interval ended: %v, want [w1]", order)
@@ -213,12 +213,18 @@ func TestStatusWriterSpacesWrites(t *testing.T) {
 		t.Fatalf("after the interval: got %s, want w3 (the newest)", got)
 	}
 	<-spacing
+	// An urgent write does not wait for the interval.
+	w.submit(ctx, "ns/a", write("w4"), true)
+	if got := <-ran; got != "w4" {
+		t.Fatalf("urgent write: got %s, want w4 at once", got)
+	}
+	<-spacing
 	// Stopping ends the spacing: a write submitted before wait began is not held for it.
-	w.submit(ctx, "ns/a", write("w4"))
+	w.submit(ctx, "ns/a", write("w5"), false)
 	w.wait()
 	mu.Lock()
 	defer mu.Unlock()
-	if want := []string{"w1", "w3", "w4"}; !slices.Equal(order, want) {
+	if want := []string{"w1", "w3", "w4", "w5"}; !slices.Equal(order, want) {
 		t.Errorf("writes ran as %v, want %v", order, want)
 	}
 }

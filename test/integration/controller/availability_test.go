@@ -61,7 +61,9 @@ func TestAvailabilityThroughSurgeUpdate(t *testing.T) {
 	<-done
 	mu.Lock()
 	defer mu.Unlock()
-	if writes < 2 {
+	// Status writes are spaced (pkg/controller/statuswriter.go): a short update may come
+	// out as one write; none means the watch missed it.
+	if writes < 1 {
 		t.Fatalf("saw %d status writes during the update: the watch missed it", writes)
 	}
 	if len(drops) > 0 {

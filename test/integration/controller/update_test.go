@@ -365,10 +365,18 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 	if sawSurge != (surge > 0) {
 		t.Errorf("surge replica (index 2) seen: %v, with maxSurge %d", sawSurge, surge)
 	}
-	gangs, _ := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
-	if len(gangs.Items) != 2 {
-		t.Errorf("%d PodGangs at the end, want the 2 of replicas 0 and 1", len(gangs.Items))
-	}
+	// The surge replica's gang goes in the pass after its pods are gone, which may come after
+	// the status that reports the update complete.
+	framework.Eventually(t, wait, "only the PodGangs of replicas 0 and 1", func(ctx context.Context) (bool, error) {
+		gangs, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		if len(gangs.Items) != 2 {
+			return false, fmt.Errorf("%d PodGangs, want the 2 of replicas 0 and 1", len(gangs.Items))
+		}
+		return true, nil
+	})
 }
 
 // updateStrategy OnDelete (Grove's): a template change deletes nothing (the pods keep their
