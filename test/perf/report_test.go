@@ -212,6 +212,19 @@ func updateSection(updates []UpdateResult, note string, runs int) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d (%.0f%%) | %d | %d | %d | %s | %s | %d |\n", u.Name, u.Pods, took, u.MinReady, 100*float64(u.MinReady)/float64(u.Pods), u.MinAvailable, u.PeakExtraGPUs, u.Passes,
 			u.StepP50.Round(time.Millisecond), u.StepP99.Round(time.Millisecond), u.Steps)
 	}
+	b.WriteString("\nWhere the time of each median run went: the update's wall clock split by what was pending at each instant (a member created and not bound: the scheduler; bound and not Ready: the kubelet, KWOK here; deleted and not gone: termination; none of these: the controller, from the event it reacts to until its writes show), and the API server's mutating requests during the update by every writer (KWOK's node leases included).\n\n| strategy | scheduler | kubelet | termination | controller | API writes | largest |\n|---|---|---|---|---|---|---|\n")
+	for _, u := range updates {
+		w := u.Waiting
+		r := func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
+		total, largest := 0.0, formatWrites(u.Writes)
+		for _, n := range u.Writes {
+			total += n
+		}
+		if _, rest, ok := strings.Cut(largest, ": "); ok {
+			largest = strings.Join(strings.Fields(rest)[:min(len(strings.Fields(rest)), 10)], " ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f | %s |\n", u.Name, r(w.Scheduler), r(w.Kubelet), r(w.Termination), r(w.Controller), total, largest)
+	}
 	b.WriteString("\n![capacity](capacity.png)\n")
 	return b.String()
 }
