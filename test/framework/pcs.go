@@ -119,11 +119,21 @@ func (e *Env) WaitUpdated(t testing.TB, ns, name, image string, pods int) {
 				n++
 			}
 		}
-		if c == nil || c.Reason != "UpdateComplete" || len(live) != pods || n != pods {
-			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on %s", c, len(live), n, image)
+		if !UpdateComplete(pcs) || len(live) != pods || n != pods {
+			return false, fmt.Errorf("progressing %v (generation %d); %d pods, %d Ready on %s", c, pcs.Generation, len(live), n, image)
 		}
 		return true, nil
 	})
+}
+
+// UpdateComplete reports whether the PodCliqueSet's Progressing condition says UpdateComplete
+// for its current generation: a condition written for the spec before the change says
+// nothing about the change (statuses are written after passes, spaced, so a test that reads
+// right after a spec change may see the last status of the old spec, and pods that happen to
+// match mid-update).
+func UpdateComplete(pcs *grovev1.PodCliqueSet) bool {
+	c := meta.FindStatusCondition(pcs.Status.Conditions, grovev1.ConditionProgressing)
+	return c != nil && c.Reason == "UpdateComplete" && c.ObservedGeneration == pcs.Generation
 }
 
 // UpdatePCS changes a PodCliqueSet's spec, retrying on conflicts with the controller's status

@@ -65,7 +65,7 @@ func TestRollingUpdatePodCliqueSurge(t *testing.T) {
 		for _, p := range pods {
 			images = append(images, p.Name+"="+p.Spec.Containers[0].Image)
 		}
-		ok := c != nil && c.Reason == "UpdateComplete" && pcs.Status.UpdatedReplicas == 1 && pcs.Status.AvailableReplicas == 1 &&
+		ok := framework.UpdateComplete(pcs) && pcs.Status.UpdatedReplicas == 1 && pcs.Status.AvailableReplicas == 1 &&
 			len(pods) == 3 && strings.Count(strings.Join(images, " "), ":v2") == 3
 		if !ok {
 			return false, fmt.Errorf("progressing %v, updated %d, pods %v", c, pcs.Status.UpdatedReplicas, images)
@@ -243,7 +243,7 @@ func scalingGroupSurge(t *testing.T, minAvailable int32) {
 				v2++
 			}
 		}
-		if c == nil || c.Reason != "UpdateComplete" || len(live) != 9 || v2 != 9 {
+		if !framework.UpdateComplete(pcs) || len(live) != 9 || v2 != 9 {
 			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on v2", c, len(live), v2)
 		}
 		return true, nil
@@ -347,7 +347,7 @@ func replicaRecreate(t *testing.T, surge, unavailable int32, wantMinAvail, wantM
 				v2++
 			}
 		}
-		if c == nil || c.Reason != "UpdateComplete" || len(live) != 6 || v2 != 6 || cur.Status.AvailableReplicas != 2 {
+		if !framework.UpdateComplete(cur) || len(live) != 6 || v2 != 6 || cur.Status.AvailableReplicas != 2 {
 			return false, fmt.Errorf("progressing %v; %d pods, %d Ready on v2, available %d", c, len(live), v2, cur.Status.AvailableReplicas)
 		}
 		return true, nil
