@@ -189,19 +189,37 @@ func (s *Store) PreemptsNever(k Key) bool {
 	return e != nil && e.spec != nil && e.spec.PreemptNever
 }
 
-// extraLocked: member m of e is above its gang's minimum (see QueueKey.Extra).
+// extraLocked: member m of e is above its gang's minimum (see QueueKey.Extra). Of a
+// podgroup's pending members, only as many as it lacks for minReplicas (bound and assumed
+// members count) are needed, the lowest indices first, as DeficitPods picks them; the others
+// are extras. Counting every pending member of a podgroup short of its minimum as needed let
+// a gang with a deficit of one queue all its pending members ahead of other gangs' minimums:
+// the first placed covered the deficit and the rest took the capacity those minimums needed.
 func extraLocked(e *entry, m *member) bool {
 	if m.Surge {
 		return true
 	}
-	if e.spec == nil || m.Group < 0 || m.Group >= len(e.placed) {
+	if e.spec == nil || m.Group < 0 || m.Group >= len(e.spec.PodGroups) {
 		return false
 	}
-	min := e.spec.PodGroups[m.Group].MinReplicas
-	if establishedLocked(e) {
-		return e.placed[m.Group] >= min
+	if m.State != Pending {
+		return false // placed: it counts toward the minimum
 	}
-	return m.Index >= int(min)
+	lack := int(e.spec.PodGroups[m.Group].MinReplicas - count(e, m.Group, true))
+	if lack <= 0 {
+		return true
+	}
+	// m's rank among the podgroup's pending members, by index (then name, for twins).
+	rank := 0
+	for _, o := range e.members {
+		if o == m || o.Group != m.Group || o.Surge || o.State != Pending {
+			continue
+		}
+		if o.Index < m.Index || (o.Index == m.Index && o.pod.Name < m.pod.Name) {
+			rank++
+		}
+	}
+	return rank >= lack
 }
 
 // GroupName is the name of the podgroup the member belongs to ("" when none), for messages

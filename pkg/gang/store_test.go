@@ -352,13 +352,23 @@ func TestQueueKeyExtra(t *testing.T) {
 	if !extra(pod("base", "w", 7, surge)) {
 		t.Error("a surge member is not an extra")
 	}
-	// One of the placed minimum is deleted: the established gang has a deficit, and its pending
-	// members are needed again.
+	// One of the placed minimum is deleted: the established gang lacks one member, and the
+	// lowest pending one is needed again; the two others stay extras (counted as needed, all
+	// three went ahead of other gangs' minimums, and two of them took capacity for nothing).
 	gone := pod("base", "w", 1)
 	gone.Spec.NodeName = "node-1"
 	s.DeletePod(gone)
-	if extra(pod("base", "w", 3)) {
-		t.Error("a member an established gang needs for its minimum again is still an extra")
+	for i, want := range map[int]bool{2: false, 3: true, 4: true} {
+		if got := extra(pod("base", "w", i)); got != want {
+			t.Errorf("base-w-%d of an established gang lacking one member: extra %v, want %v", i, got, want)
+		}
+	}
+	// A scaled member is assumed: the fresh gang lacks one more, its next pending member.
+	s.Assume(pod("scaled", "w", 0), "node-9")
+	for i, want := range []bool{false, false, true} {
+		if got := extra(pod("scaled", "w", i)); got != want {
+			t.Errorf("scaled-w-%d with scaled-w-0 assumed: extra %v, want %v", i, got, want)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -30,6 +31,7 @@ const Event fwk.EventResource = "podgangs.v1alpha1.scheduler.grove.io"
 // Plugin is the PodGang plugin.
 type Plugin struct {
 	*gangplugin.Adapter
+	queued *queueKeys
 }
 
 var (
@@ -73,7 +75,27 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
-	})}
+	}), queued: newQueueKeys()}
+	if f := h.SharedInformerFactory(); f != nil {
+		// A pod bound or deleted leaves the queue for good: its queue key goes with it.
+		if _, err := f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(_, obj any) {
+				if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+					p.queued.forget(pod.UID)
+				}
+			},
+			DeleteFunc: func(obj any) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				if pod, ok := obj.(*v1.Pod); ok {
+					p.queued.forget(pod.UID)
+				}
+			},
+		}); err != nil {
+			return nil, fmt.Errorf("%s: watching pods for the queue keys: %w", Name, err)
+		}
+	}
 	store.SetReservationHold(args.ReservationHold())
 	status := newStatusWriter(client, gangs.Lister(), store, h.EventRecorder())
 	p.SetStatusSink(status)
@@ -102,7 +124,8 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.
 // minimum before members above any minimum (gang.QueueKey.Extra), then gang creation time, gang
 // name and member index, so that the members of one gang (PodGang or PodGroup) are popped
 // together. Pods without a gang use their queue time and name in place of the gang's, and
-// count as needed (a pod of no gang has no minimum to exceed).
+// count as needed (a pod of no gang has no minimum to exceed). A pod's key is fixed from its
+// first comparison after it was queued until it is queued again (queuekeys.go).
 func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	podA, podB := podOf(a), podOf(b)
 	pa, pb := a.GetPriority(), b.GetPriority()
@@ -134,7 +157,7 @@ func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 }
 
 func (p *Plugin) queueKey(e fwk.QueuedEntityInfo, pod *v1.Pod) gang.QueueKey {
-	if q, ok := p.Store().SortKey(pod); ok {
+	if q, ok := p.queued.get(pod, e.GetTimestamp(), func() (gang.QueueKey, bool) { return p.Store().SortKey(pod) }); ok {
 		return q
 	}
 	return gang.QueueKey{Priority: e.GetPriority(), Created: e.GetTimestamp(), Name: pod.Name}

@@ -65,7 +65,7 @@ func newTestPlugin(t testing.TB) (*Plugin, *handle) {
 	h := &handle{activated: map[string]*v1.Pod{}}
 	store := gang.NewStore(gang.Membership{SurgeLabel: args.SurgeLabelKey}, time.Now)
 	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Name: Name, Kind: gang.KindPodGang,
-		PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(), GangEvent: Event, ToSpec: toSpec})}
+		PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(), GangEvent: Event, ToSpec: toSpec}), queued: newQueueKeys()}
 	p.SetStatusSink(newStatusWriter(nil, nil, store, nil))
 	return p, h
 }
@@ -123,6 +123,9 @@ func TestLess(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// The cases queue the same pods (same UID, resourceVersion and timestamp) with
+			// other priorities: as different queueings they need keys of their own.
+			pl.queued = newQueueKeys()
 			if got := pl.Less(tc.a, tc.b); got != tc.want {
 				t.Errorf("Less = %v, want %v", got, tc.want)
 			}
@@ -242,6 +245,53 @@ func TestFailureReleasesGang(t *testing.T) {
 	}
 	if !pl.BackoffScheduled(gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}) {
 		t.Fatal("no wake-up scheduled for the end of the back-off")
+	}
+}
+
+// A queued pod keeps the key it had when the queue first compared it until it is queued
+// again: a heap is ordered only while its keys hold still. Here an established gang's pending
+// member is an extra when queued; a placed member of its gang is then deleted, which makes it
+// needed: the entry already queued still compares as an extra (it would have moved under the
+// heap), and the same pod queued again (a new timestamp) compares as needed. Bound or deleted,
+// its key is dropped.
+func TestQueueKeyFixedWhileQueued(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	s := pl.Store()
+	t0 := time.Unix(1000, 0)
+	base := oneGroup("base", 2, t0)
+	base.Scheduled = true
+	s.SetSpec(base)
+	var placed []*v1.Pod
+	for i := 0; i < 3; i++ {
+		p := member("base", i)
+		if i < 2 {
+			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
+			placed = append(placed, p)
+		}
+		s.UpsertPod(p)
+	}
+	s.SetSpec(oneGroup("young", 2, t0.Add(time.Minute)))
+	young := member("young", 0)
+	s.UpsertPod(young)
+	extra := queued(t, member("base", 2), 0, t0)
+	other := queued(t, young, 0, t0)
+	if pl.Less(extra, other) {
+		t.Fatal("base-2, above the minimum of an established gang, sorts before a younger gang's needed member")
+	}
+	s.DeletePod(placed[1])
+	if pl.Less(extra, other) {
+		t.Error("base-2's key changed while it stayed queued (its gang lost a placed member)")
+	}
+	requeued := queued(t, member("base", 2), 0, t0.Add(time.Second))
+	if !pl.Less(requeued, other) {
+		t.Error("base-2 queued again, now needed for its gang's minimum, does not sort before a younger gang's member")
+	}
+	if n := pl.queued.len(); n != 2 {
+		t.Errorf("%d queue keys, want 2 (base-2 and young-0)", n)
+	}
+	pl.queued.forget(young.UID)
+	if n := pl.queued.len(); n != 1 {
+		t.Errorf("%d queue keys after young-0 left the queue, want 1", n)
 	}
 }
 
