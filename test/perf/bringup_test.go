@@ -17,17 +17,39 @@ import (
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
+// BringUpResult is a bring-up by the controller against the same gangs and pods created by a
+// client (the bind rate the controller is held against).
+type BringUpResult struct {
+	Pods, Nodes int
+	// Controller and Client are pods per second from the first create (the PodCliqueSet's, or
+	// the client's first) to the last bind.
+	Controller, Client float64
+	// Backlog is the largest number of pods the controller had created that waited for a bind.
+	Backlog int
+}
+
+// Ratio is the controller's rate over the client's.
+func (r BringUpResult) Ratio() float64 { return r.Controller / r.Client }
+
 // TestPerfBringUp measures a bring-up of 1,000 pods (125 PodCliqueSet replicas of a clique of
 // 8 whole-node pods, gangs of 8, on 1,000 fake nodes) by the controller's own client at the
-// binary's defaults (server.DefaultControllerOptions) against the binds of the scheduler in the same process: when the controller
-// created its first and last pod, when the scheduler bound its first and last, and the largest
-// number of created pods waiting for a bind. Not part of make perf's report; run it with
+// binary's defaults (server.DefaultControllerOptions) against the binds of the scheduler in
+// the same process, and against the same gangs and pods created by a client. make perf and
+// make perf-updates put it in the report's update section; alone:
 // go test -mod=vendor -run TestPerfBringUp -v ./test/perf/ (-perf.quick: 100 pods).
 func TestPerfBringUp(t *testing.T) {
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := measureBringUp(t, root)
+	t.Logf("bring-up rate from the first create to the last bind: controller %.0f pods/s, a client creating the same gangs and pods %.0f pods/s: %.2fx (target >= 0.9x)",
+		r.Controller, r.Client, r.Ratio())
+}
+
+// measureBringUp runs the bring-up (TestPerfBringUp) once.
+func measureBringUp(t *testing.T, root string) BringUpResult {
+	t.Helper()
 	replicas, nodes := int32(125), 1000
 	if *quick {
 		replicas, nodes = 13, 104
@@ -66,8 +88,8 @@ func TestPerfBringUp(t *testing.T) {
 	total := int(replicas) * 8
 	waitLong(t, env, "b", func(p *grovev1.PodCliqueSet, ready int) bool { return ready == total })
 	mu.Lock()
-	defer mu.Unlock()
 	c, b := sortedDurations(created), sortedDurations(bound)
+	mu.Unlock()
 	backlog := 0
 	for i, j := 0, 0; i < len(c); i++ { // created pods not yet bound, at each create
 		for j < len(b) && b[j] <= c[i] {
@@ -90,10 +112,18 @@ func TestPerfBringUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withController := float64(total) / b[len(b)-1].Seconds() // from the PodCliqueSet's create
-	byClient := clientBringUp(t, root, nodes, gangs.Items, pods)
-	t.Logf("bring-up rate from the first create to the last bind: controller %.0f pods/s, a client creating the same gangs and pods %.0f pods/s: %.2fx (target >= 0.9x)",
-		withController, byClient, withController/byClient)
+	stopWatch()
+	stop()
+	cluster.Stop()
+	return BringUpResult{Pods: total, Nodes: nodes, Backlog: backlog,
+		Controller: float64(total) / b[len(b)-1].Seconds(), // from the PodCliqueSet's create
+		Client:     clientBringUp(t, root, nodes, gangs.Items, pods)}
+}
+
+// medianBringUp is the run with the median ratio, and the lowest and highest ratios.
+func medianBringUp(runs []BringUpResult) (median BringUpResult, lo, hi float64) {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Ratio() < runs[j].Ratio() })
+	return runs[len(runs)/2], runs[0].Ratio(), runs[len(runs)-1].Ratio()
 }
 
 // clientBringUp creates gangs, then pods (server fields cleared, unbound), with a fast client on

@@ -70,7 +70,8 @@ func TestPerf(t *testing.T) {
 	}
 	preempts := runPreemptions(t, root)
 	updates := runUpdates(t, root)
-	if err := writeReport(*outDir, results, preempts, updates, time.Since(began)); err != nil {
+	bringUp := []BringUpResult{measureBringUp(t, root)}
+	if err := writeReport(*outDir, results, preempts, updates, bringUp, time.Since(began)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +121,7 @@ func find(results []Result, config, workload string) *Result {
 	return nil
 }
 
-func writeReport(dir string, results []Result, preempts []PreemptionResult, updates []UpdateResult, took time.Duration) error {
+func writeReport(dir string, results []Result, preempts []PreemptionResult, updates []UpdateResult, bringUp []BringUpResult, took time.Duration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\nWritten by `make perf` on %s (%d CPUs, %s/%s) in %s. Absolute figures depend on the machine; the ratios against the default profile measured in the same run are the headline.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, took.Round(time.Second))
@@ -178,7 +179,7 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 		}
 	}
 	writePreemption(&b, preempts)
-	b.WriteString(updateSection(updates, "", 1))
+	b.WriteString(updateSection(updates, bringUp, "", 1))
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ const updatesHeading = "\n## Updates\n"
 // updateSection is the report's update section. note, when not empty, says when and how the
 // section was measured apart from the rest of the report (make perf-updates); runs is how many
 // runs each row is the median of.
-func updateSection(updates []UpdateResult, note string, runs int) string {
+func updateSection(updates []UpdateResult, bringUp []BringUpResult, note string, runs int) string {
 	var b strings.Builder
 	b.WriteString(updatesHeading + "\nThe seed design's strategies on 800 fake nodes (KWOK makes pods Ready), 100 PodCliqueSet replicas, Phalanx scheduler and controller in one process. Capacity is Ready pods of the PodCliqueSet; passes are controller passes that changed something. Step latency: from the member event that enables the update's next step (a member created, bound, Ready or gone) to the first write of the controller pass that takes it (phalanx_controller_step_latency_seconds).")
 	if runs > 1 {
@@ -225,6 +226,15 @@ func updateSection(updates []UpdateResult, note string, runs int) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f | %s |\n", u.Name, r(w.Scheduler), r(w.Kubelet), r(w.Termination), r(w.Controller), total, largest)
 	}
+	if len(bringUp) > 0 {
+		r, lo, hi := medianBringUp(bringUp)
+		spread := ""
+		if len(bringUp) > 1 {
+			spread = fmt.Sprintf(" (%.2fx–%.2fx; median of %d)", lo, hi, len(bringUp))
+		}
+		fmt.Fprintf(&b, "\nBring-up: %d pods (PodCliqueSet replicas of a clique of 8 whole-node pods) on %d nodes, created by the controller at the binary's client defaults, %.0f pods/s from the PodCliqueSet's create to the last bind; the same gangs and pods created by a client, %.0f pods/s: **%.2fx**%s (target >= 0.9x: %s); at most %d created pods waited for a bind.\n",
+			r.Pods, r.Nodes, r.Controller, r.Client, r.Ratio(), spread, verdict(r.Ratio() >= 0.9), r.Backlog)
+	}
 	b.WriteString("\n![capacity](capacity.png)\n")
 	return b.String()
 }
@@ -253,7 +263,7 @@ func medianUpdates(runs [][]UpdateResult) []UpdateResult {
 
 // replaceUpdateSection rewrites the update section of the report in dir (the last section)
 // and its capacity plot, leaving the rest as make perf wrote it.
-func replaceUpdateSection(dir string, updates []UpdateResult, note string, runs int) error {
+func replaceUpdateSection(dir string, updates []UpdateResult, bringUp []BringUpResult, note string, runs int) error {
 	path := filepath.Join(dir, "README.md")
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -263,7 +273,7 @@ func replaceUpdateSection(dir string, updates []UpdateResult, note string, runs 
 	if i < 0 {
 		return fmt.Errorf("%s has no %q section to replace", path, strings.TrimSpace(updatesHeading))
 	}
-	out := string(raw[:i]) + updateSection(updates, note, runs)
+	out := string(raw[:i]) + updateSection(updates, bringUp, note, runs)
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		return err
 	}

@@ -360,11 +360,13 @@ func TestPerfUpdates(t *testing.T) {
 	}
 	n := max(*repeat, 1)
 	var runs [][]UpdateResult
+	var bringUps []BringUpResult
 	for i := 0; i < n; i++ {
 		runs = append(runs, runUpdates(t, root))
+		bringUps = append(bringUps, measureBringUp(t, root))
 	}
 	note := fmt.Sprintf("This section was measured on %s by `make perf-updates` (%d CPUs), apart from the sections above.", time.Now().UTC().Format("2006-01-02"), runtime.NumCPU())
-	if err := replaceUpdateSection(*outDir, medianUpdates(runs), note, n); err != nil {
+	if err := replaceUpdateSection(*outDir, medianUpdates(runs), bringUps, note, n); err != nil {
 		t.Fatal(err)
 	}
 }
