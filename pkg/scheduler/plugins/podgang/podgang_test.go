@@ -141,19 +141,10 @@ func TestLessMinimumsBeforeExtras(t *testing.T) {
 	pl, _ := newTestPlugin(t)
 	s := pl.Store()
 	t0 := time.Unix(1000, 0)
-	base := oneGroup("base", 2, t0)
-	base.Scheduled = true
-	s.SetSpec(base)
+	pending, _ := establishedGang(pl, "base", 2, t0, 5, 2)
 	var entries []fwk.QueuedEntityInfo
-	for i := 0; i < 5; i++ {
-		p := member("base", i)
-		if i < 2 {
-			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
-		}
-		s.UpsertPod(p)
-		if i >= 2 {
-			entries = append(entries, queued(t, p, 0, t0))
-		}
+	for _, p := range pending {
+		entries = append(entries, queued(t, p, 0, t0))
 	}
 	for g, name := range []string{"scaled-0", "scaled-1"} {
 		s.SetSpec(oneGroup(name, 2, t0.Add(time.Duration(g+1)*time.Minute)))
@@ -248,6 +239,26 @@ func TestFailureReleasesGang(t *testing.T) {
 	}
 }
 
+// establishedGang records in pl's store an established one-podgroup gang of members pods
+// (minimum min, created at created), the first placed of them bound, and returns its pending
+// and bound members.
+func establishedGang(pl *Plugin, name string, min int32, created time.Time, members, placed int) (pending, bound []*v1.Pod) {
+	spec := oneGroup(name, min, created)
+	spec.Scheduled = true
+	pl.Store().SetSpec(spec)
+	for i := 0; i < members; i++ {
+		p := member(name, i)
+		if i < placed {
+			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
+			bound = append(bound, p)
+		} else {
+			pending = append(pending, p)
+		}
+		pl.Store().UpsertPod(p)
+	}
+	return pending, bound
+}
+
 // A queued pod keeps the key it had when the queue first compared it until it is queued
 // again: a heap is ordered only while its keys hold still. Here an established gang's pending
 // member is an extra when queued; a placed member of its gang is then deleted, which makes it
@@ -258,18 +269,7 @@ func TestQueueKeyFixedWhileQueued(t *testing.T) {
 	pl, _ := newTestPlugin(t)
 	s := pl.Store()
 	t0 := time.Unix(1000, 0)
-	base := oneGroup("base", 2, t0)
-	base.Scheduled = true
-	s.SetSpec(base)
-	var placed []*v1.Pod
-	for i := 0; i < 3; i++ {
-		p := member("base", i)
-		if i < 2 {
-			p.Spec.NodeName = fmt.Sprintf("node-%d", i)
-			placed = append(placed, p)
-		}
-		s.UpsertPod(p)
-	}
+	_, placed := establishedGang(pl, "base", 2, t0, 3, 2)
 	s.SetSpec(oneGroup("young", 2, t0.Add(time.Minute)))
 	young := member("young", 0)
 	s.UpsertPod(young)
