@@ -1,8 +1,8 @@
 // Package surgeadmission answers the update controller's surge question (pkg/surge) the way
-// the scheduler would: it runs the profile's own PreFilter and Filter plugins on a snapshot of
-// the scheduler's cache, honouring required packing and the capacity the gang store holds for
-// replacements. It lives beside the scheduler because it is a scheduling simulation; the
-// controller sees only the pkg/surge interface.
+// the scheduler would: it asks the profile's gang planner (pkg/scheduler/gangplan) to place
+// the surge member on a snapshot of the scheduler's cache, honouring required packing and the
+// capacity the gang store holds for replacements. It lives beside the scheduler because it is
+// a scheduling simulation; the controller sees only the pkg/surge interface.
 package surgeadmission
 
 import (
@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -23,9 +22,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
-	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
@@ -35,24 +31,15 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/surge"
 )
 
-// filterPlugins are the in-tree Filter plugins a surge member is checked with: the default
-// profile's, without the volume plugins (surge pods get their volumes like any replacement)
-// and without the gang plugins (the check is for capacity, not for quorum).
-var (
-	filterPlugins    = []string{names.NodeUnschedulable, names.NodeName, names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit, names.PodTopologySpread, names.InterPodAffinity}
-	preFilterPlugins = []string{names.NodeAffinity, names.NodePorts, names.NodeResourcesFit, names.PodTopologySpread, names.InterPodAffinity}
-)
-
-// FrameworkAdmitter answers surge requests with the scheduling framework's own Filter plugins,
-// configured as the scheduler's profile configures them, on a snapshot of the scheduler's
-// cache (bound and assumed pods included). It places the pods one after another on copies of
-// the node infos, so that the members of one surge gang compete for the same room, and binds
-// nothing. Calls are serialized; each takes a fresh snapshot.
+// FrameworkAdmitter answers surge requests with the profile's gang planner
+// (pkg/scheduler/gangplan): the same simulation, with the same PreFilter, Filter and Score
+// plugins configured as the profile configures them, that places a gang, on a snapshot of the
+// scheduler's cache (bound and assumed pods included). The members of one surge gang are
+// placed one after another, competing for the same room; nothing is bound. Calls are
+// serialized; each takes a fresh snapshot.
 type FrameworkAdmitter struct {
-	mu sync.Mutex
-	fw framework.Framework
-	// lister is what the framework's plugins read; refresh points it at a current snapshot.
-	lister  *gangplan.SnapshotLister
+	mu      sync.Mutex
+	planner gangplugin.Planner
 	refresh func(ctx context.Context) (*internalcache.Snapshot, error)
 	// gangs is the profile's gang store: capacity it holds for replacements is not room for
 	// a surge (nil: no gang plugin in the profile, or a preview outside the scheduler).
@@ -62,7 +49,8 @@ type FrameworkAdmitter struct {
 var _ surge.Admitter = &FrameworkAdmitter{}
 
 // NewFrameworkAdmitter builds the admitter for the scheduler profile named profile, on the
-// scheduler's own cache and its gang store in rt.
+// scheduler's own cache, asking the profile's planner in rt (gangplan.Install gives every
+// profile with gang plugins one; a profile without them gets a planner of its own).
 func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched *scheduler.Scheduler, rt *gangplugin.Runtime, profile string) (*FrameworkAdmitter, error) {
 	var base *config.KubeSchedulerProfile
 	for i := range cc.ComponentConfig.Profiles {
@@ -70,81 +58,49 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 			base = &cc.ComponentConfig.Profiles[i]
 		}
 	}
-	if base == nil {
+	h, ok := sched.Profiles[profile]
+	if base == nil || !ok {
 		return nil, fmt.Errorf("surge admission: no scheduler profile named %q", profile)
 	}
-	lister := &gangplan.SnapshotLister{}
-	fw, err := filterFramework(ctx, base, lister, cc.InformerFactory, cc.Client, cc.KubeConfig)
-	if err != nil {
-		return nil, err
-	}
 	snap := internalcache.NewEmptySnapshot()
-	a := &FrameworkAdmitter{fw: fw, lister: lister, refresh: func(ctx context.Context) (*internalcache.Snapshot, error) {
+	a := &FrameworkAdmitter{planner: rt.PlannerOf(h), gangs: rt.StoreOf(h), refresh: func(ctx context.Context) (*internalcache.Snapshot, error) {
 		return snap, sched.Cache.UpdateSnapshot(klog.FromContext(ctx), snap)
 	}}
-	if h, ok := sched.Profiles[profile]; ok {
-		a.gangs = rt.StoreOf(h)
+	if a.planner == nil {
+		pct := base.PercentageOfNodesToScore
+		if pct == nil {
+			pct = cc.ComponentConfig.PercentageOfNodesToScore
+		}
+		pl, err := gangplan.New(ctx, base, pct, frameworkruntime.WithInformerFactory(cc.InformerFactory),
+			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig))
+		if err != nil {
+			return nil, fmt.Errorf("surge admission: %w", err)
+		}
+		// Its plugins may have asked for informers nobody started yet.
+		cc.InformerFactory.Start(ctx.Done())
+		cc.InformerFactory.WaitForCacheSync(ctx.Done())
+		a.planner = pl
 	}
 	return a, nil
 }
 
 // NewStaticAdmitter builds an admitter that answers on the world world returns (nodes and
-// pods, bound ones on their nodes), with profile's Filter plugins: the same check as the
+// pods, bound ones on their nodes), with a gang planner of profile: the same check as the
 // scheduler's, for previews that run outside it (kubectl phalanx plan).
 func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile, kube kubernetes.Interface, world func() ([]*v1.Node, []*v1.Pod)) (*FrameworkAdmitter, error) {
 	// The framework records into the scheduler's metrics, which only a scheduler registers.
 	schedulermetrics.Register()
-	lister := &gangplan.SnapshotLister{}
 	factory := informers.NewSharedInformerFactory(kube, 0)
-	fw, err := filterFramework(ctx, profile, lister, factory, kube, nil)
+	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("surge admission: %w", err)
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	return &FrameworkAdmitter{fw: fw, lister: lister, refresh: func(context.Context) (*internalcache.Snapshot, error) {
+	return &FrameworkAdmitter{planner: pl, refresh: func(context.Context) (*internalcache.Snapshot, error) {
 		nodes, pods := world()
 		return internalcache.NewSnapshot(pods, nodes), nil
 	}}, nil
-}
-
-// filterFramework is a framework with the profile's Filter plugins (and their PreFilter
-// halves) only, reading nodes from lister.
-func filterFramework(ctx context.Context, base *config.KubeSchedulerProfile, lister *gangplan.SnapshotLister, factory informers.SharedInformerFactory, kube kubernetes.Interface, kubeConfig *rest.Config) (framework.Framework, error) {
-	set := func(ns []string) config.PluginSet {
-		var s config.PluginSet
-		for _, n := range ns {
-			s.Enabled = append(s.Enabled, config.Plugin{Name: n})
-		}
-		return s
-	}
-	prof := &config.KubeSchedulerProfile{
-		SchedulerName: base.SchedulerName,
-		PluginConfig:  base.PluginConfig,
-		Plugins: &config.Plugins{
-			QueueSort: set([]string{names.PrioritySort}),
-			PreFilter: set(preFilterPlugins),
-			Filter:    set(filterPlugins),
-			Bind:      set([]string{names.DefaultBinder}),
-		},
-	}
-	opts := []frameworkruntime.Option{
-		frameworkruntime.WithSnapshotSharedLister(lister),
-		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithClientSet(kube),
-		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("surge-admission")),
-	}
-	if kubeConfig != nil {
-		opts = append(opts, frameworkruntime.WithKubeConfig(kubeConfig))
-	}
-	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("surge admission: building the filter framework: %w", err)
-	}
-	// Plugins may have asked for informers nobody started yet.
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	return fw, nil
 }
 
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
@@ -159,7 +115,6 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, fmt.Errorf("surge admission: snapshot: %w", err)
 	}
-	a.lister.Cur = snap
 	nodes, err := snap.NodeInfos().List()
 	if err != nil {
 		return surge.Verdict{}, err
@@ -169,7 +124,7 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	req.Pods = pods
 	var reasons []string
 	for _, d := range domains {
-		ok, why, err := a.place(ctx, pods, d.nodes)
+		ok, why, err := a.place(ctx, snap, pods, d.nodes)
 		if err != nil {
 			return surge.Verdict{}, err
 		}
@@ -222,70 +177,31 @@ func groupByDomain(nodes []fwk.NodeInfo, req surge.Request) []domain {
 	return out
 }
 
-// place tries to put every pod on a copy of nodes with the Filter plugins, first fit, in the
-// given order (largest first). It returns why the first pod that fits nowhere does not.
-func (a *FrameworkAdmitter) place(ctx context.Context, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
-	copies := make([]fwk.NodeInfo, len(nodes))
-	for i, n := range nodes {
-		copies[i] = n.Snapshot()
+// place asks the planner to put every pod on nodes, in the given order (largest first), with
+// the capacity the gang store holds for replacements kept out. It returns why the first pod
+// that fits nowhere does not.
+func (a *FrameworkAdmitter) place(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
+	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: a.notHeld})
+	if err != nil {
+		// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
+		return false, "", fmt.Errorf("surge admission: %w", err)
 	}
-	type placed struct {
-		info fwk.PodInfo
-		node fwk.NodeInfo
-	}
-	var done []placed
-	for _, pod := range pods {
-		state := framework.NewCycleState()
-		res, st, _ := a.fw.RunPreFilterPlugins(ctx, state, pod)
-		if st.Code() == fwk.Error {
-			// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
-			return false, "", fmt.Errorf("PreFilter for surge pod %s: %w", pod.Name, st.AsError())
-		}
-		if !st.IsSuccess() {
-			return false, fmt.Sprintf("pod %s: %s", pod.Name, st.Message()), nil
-		}
-		for _, p := range done {
-			if st := a.fw.RunPreFilterExtensionAddPod(ctx, state, pod, p.info, p.node); !st.IsSuccess() {
-				return false, "", st.AsError()
-			}
-		}
-		var fitted fwk.NodeInfo
-		counts := map[string]int{}
-		for _, n := range copies {
-			if res != nil && !res.AllNodes() && !res.NodeNames.Has(n.Node().Name) {
-				continue
-			}
-			st := a.fw.RunFilterPlugins(ctx, state, pod, n)
-			if st.Code() == fwk.Error {
-				return false, "", fmt.Errorf("Filter for surge pod %s on node %s: %w", pod.Name, n.Node().Name, st.AsError())
-			}
-			if st.IsSuccess() && a.gangs != nil {
-				if held, holds := gangplugin.HeldOn(a.gangs, n, gang.Key{}); len(holds) > 0 &&
-					!gangplugin.NodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
-					st = fwk.NewStatus(fwk.Unschedulable, "capacity held for a replacement")
-				}
-			}
-			if st.IsSuccess() {
-				fitted = n
-				break
-			}
-			for _, r := range st.Reasons() {
-				counts[r]++
-			}
-		}
-		if fitted == nil {
-			return false, fmt.Sprintf("pod %s fits no node (%s)", pod.Name, gangplan.Summarize(counts)), nil
-		}
-		bound := pod.DeepCopy()
-		bound.Spec.NodeName = fitted.Node().Name
-		info, err := framework.NewPodInfo(bound)
-		if err != nil {
-			return false, "", err
-		}
-		fitted.AddPodInfo(info)
-		done = append(done, placed{info: info, node: fitted})
+	if res.Failed != nil {
+		return false, fmt.Sprintf("pod %s fits no node (%s)", res.Failed.Name, res.Reason), nil
 	}
 	return true, "", nil
+}
+
+// notHeld refuses a node whose free capacity, less what the gang store holds there for
+// replacements, cannot take pod.
+func (a *FrameworkAdmitter) notHeld(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	if a.gangs == nil {
+		return nil
+	}
+	if held, holds := gangplugin.HeldOn(a.gangs, n, gang.Key{}); len(holds) > 0 && !gangplugin.NodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+		return fwk.NewStatus(fwk.Unschedulable, "capacity held for a replacement")
+	}
+	return nil
 }
 
 const gpu = v1.ResourceName("nvidia.com/gpu")

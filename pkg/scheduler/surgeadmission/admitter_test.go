@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/surgeadmission"
@@ -63,7 +65,34 @@ func TestAdmitSurgePluginErrorIsNoVerdict(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a failing PreFilter plugin was read as a verdict: %+v", v)
 	}
-	if !strings.Contains(err.Error(), "PreFilter for surge pod p") {
+	if !strings.Contains(err.Error(), "PreFilter of p") {
 		t.Errorf("error %q does not say where it failed", err)
+	}
+}
+
+// The admitter runs the profile's own plugins as the profile configures them (the gang
+// planner's): with the default profile a surge does not go onto a tainted node it does not
+// tolerate; with a profile that turns TaintToleration's Filter off, it does, as the scheduler
+// would then place it. The fixed plugin list this replaced answered "no" to both.
+func TestAdmitSurgeFollowsTheProfile(t *testing.T) {
+	ctx := context.Background()
+	tainted := gpuNode("n1", 8)
+	tainted.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
+	req := surge.Request{What: "surge w[1]", Pods: []*v1.Pod{gpuPod("p", 8)}}
+	v, err := admitter(t, tainted).AdmitSurge(ctx, req)
+	if err != nil || v.Fits || !strings.Contains(v.Message, "untolerated taint") {
+		t.Fatalf("default profile, tainted node: %+v, %v; want a refusal naming the taint", v, err)
+	}
+	profile, err := inspect.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile.Plugins.Filter.Disabled = append(profile.Plugins.Filter.Disabled, config.Plugin{Name: names.TaintToleration})
+	a, err := surgeadmission.NewStaticAdmitter(ctx, profile, kubefake.NewSimpleClientset(), func() ([]*v1.Node, []*v1.Pod) { return []*v1.Node{tainted}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := a.AdmitSurge(ctx, req); err != nil || !v.Fits {
+		t.Fatalf("profile without TaintToleration's Filter, tainted node: %+v, %v; want it to fit", v, err)
 	}
 }

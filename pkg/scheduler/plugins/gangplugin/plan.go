@@ -56,7 +56,7 @@ func (p *Adapter) planner() Planner {
 	if p.opts.Runtime == nil {
 		return nil
 	}
-	return p.opts.Runtime.plannerOf(p.handle)
+	return p.opts.Runtime.PlannerOf(p.handle)
 }
 
 // plannedNode returns the node its gang's plan gives the member, if any.

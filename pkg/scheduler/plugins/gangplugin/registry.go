@@ -121,8 +121,9 @@ func (r *Runtime) SetPlanner(h fwk.Handle, pl Planner) {
 	}
 }
 
-// plannerOf returns the planner of a profile, nil when it has none.
-func (r *Runtime) plannerOf(h fwk.Handle) Planner {
+// PlannerOf returns the planner of a profile, nil when it has none (surge admission asks it
+// too, so that a surge is judged by the same simulation and plugins as a gang).
+func (r *Runtime) PlannerOf(h fwk.Handle) Planner {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p := r.profiles[h]; p != nil {
