@@ -176,6 +176,23 @@ func missingLocked(e *entry) []string {
 	return missing
 }
 
+// IsMember reports whether pod (this UID) is a recorded member of its gang: false once its
+// deletion has been seen.
+func (s *Store) IsMember(pod *v1.Pod) bool {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return false
+	}
+	m := e.members[pod.Name]
+	return m != nil && m.UID == pod.UID
+}
+
 // MembersPresent reports whether every podgroup of the gang has minReplicas non-surge
 // members present and ungated: the gang can be attempted.
 func (s *Store) MembersPresent(k Key) bool {

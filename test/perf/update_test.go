@@ -207,6 +207,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		}
 		startGPUs := gpus
 		var events []podEvent
+		createdAt, boundAt := map[string]time.Duration{}, map[string]time.Duration{}
 		begin := time.Now()
 		stopWatch := env.WatchPods(t, ns, c.pcs.Name, func(pods map[string]corev1.Pod, changed *corev1.Pod) {
 			var now podState
@@ -234,6 +235,15 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			res.PeakExtraGPUs = max(res.PeakExtraGPUs, gpus-startGPUs)
 			at := time.Since(begin)
 			events = append(events, podEvent{at: at, name: changed.Name, state: podEventState(&p, exists)})
+			if exists && p.Spec.NodeName == "" {
+				if _, seen := createdAt[changed.Name]; !seen || boundAt[changed.Name] != 0 {
+					createdAt[changed.Name], boundAt[changed.Name] = at, 0
+				}
+			} else if exists && boundAt[changed.Name] == 0 {
+				if _, seen := createdAt[changed.Name]; seen {
+					boundAt[changed.Name] = at
+				}
+			}
 			if n := len(res.Timeline); n == 0 || at-res.Timeline[n-1].At > 100*time.Millisecond || res.Timeline[n-1].Ready != ready {
 				res.Timeline = append(res.Timeline, Sample{At: at, Ready: ready})
 			}
@@ -284,6 +294,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		t.Logf("%s: waiting on the scheduler %s, the kubelet %s, termination %s, the controller %s", c.name,
 			w.Scheduler.Round(100*time.Millisecond), w.Kubelet.Round(100*time.Millisecond), w.Termination.Round(100*time.Millisecond), w.Controller.Round(100*time.Millisecond))
 		t.Logf("%s: API writes %s", c.name, formatWrites(res.Writes))
+		t.Logf("%s: longest waits from create to bind: %s", c.name, slowestBinds(createdAt, boundAt, 5))
 		out = append(out, res)
 	}
 	return out
@@ -387,6 +398,27 @@ func formatWrites(w map[string]float64) string {
 	out := fmt.Sprintf("%.0f:", total)
 	for _, e := range all {
 		out += fmt.Sprintf(" %s %.0f", e.r, e.n)
+	}
+	return out
+}
+
+// slowestBinds lists the n pods that waited longest from their create (as the watch saw it)
+// to their bind.
+func slowestBinds(created, bound map[string]time.Duration, n int) string {
+	type wait struct {
+		pod string
+		d   time.Duration
+	}
+	var all []wait
+	for pod, c := range created {
+		if b := bound[pod]; b > 0 {
+			all = append(all, wait{pod, b - c})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].d > all[j].d })
+	out := ""
+	for i := 0; i < min(n, len(all)); i++ {
+		out += fmt.Sprintf(" %s %s", all[i].pod, all[i].d.Round(time.Millisecond))
 	}
 	return out
 }

@@ -295,6 +295,32 @@ func TestQueueKeyFixedWhileQueued(t *testing.T) {
 	}
 }
 
+// A member deleted while it was placed (here: reserved, then its deletion seen, then
+// Unreserve) does not send its gang into back-off: the gang did not fail to fit, and its
+// replacement is made at once (a rolling update's replacement waited the whole back-off).
+// A member released while it still exists does.
+func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	ctx := context.Background()
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
+	p0, p1 := member("g", 0), member("g", 1)
+	for _, p := range []*v1.Pod{p0, p1} {
+		pl.Store().UpsertPod(p)
+	}
+	pl.Reserve(ctx, nil, p0, "n1")
+	pl.Store().DeletePod(p0)
+	pl.Unreserve(ctx, nil, p0, "n1")
+	if left, _ := pl.Store().Backoff(k); left > 0 {
+		t.Fatalf("gang backs off for %s after a member deleted under its cycle", left)
+	}
+	pl.Reserve(ctx, nil, p1, "n1")
+	pl.Unreserve(ctx, nil, p1, "n1")
+	if left, _ := pl.Store().Backoff(k); left <= 0 {
+		t.Fatal("gang not backing off after a present member was released short of its quorum")
+	}
+}
+
 func TestDecodeArgs(t *testing.T) {
 	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{PermitWaitingTimeSeconds: ptr.To[int64](0)}}); err == nil || !strings.Contains(err.Error(), "permitWaitingTimeSeconds") {
 		t.Errorf("zero permit timeout: err = %v, want it to name permitWaitingTimeSeconds", err)
