@@ -46,6 +46,12 @@ type Store struct {
 	// priorities without a look at their gangs while there is none.
 	prioritized map[Key]bool
 	anyPriority atomic.Bool
+	// extraHold is how long a gang short of its minimum holds other gangs' extras (0: never;
+	// extrahold.go); short are the gangs that started such a hold (pruned as they end), and
+	// heldBy, per holder, the gangs whose extras it turned away (to wake them when it ends).
+	extraHold time.Duration
+	short     map[Key]bool
+	heldBy    map[Key]map[Key]bool
 }
 
 type entry struct {
@@ -90,14 +96,21 @@ type entry struct {
 	preemption  *Preemption
 	preemptHold *Reservation
 	disruption  *Disruption
+	// shortSince is when the gang first failed to place its minimum since it last had it
+	// placed; zero when it is not short (extrahold.go).
+	shortSince time.Time
 	// victimsLeft are the victims of preemption not yet deleted (namespace/name).
 	victimsLeft map[string]bool
 }
 
-// recount recomputes e.placed and notes how the reservation fares (noteReservation).
+// recount recomputes e.placed, notes how the reservation fares (noteReservation) and ends a
+// hold of extras once the minimum is placed (extrahold.go).
 func (e *entry) recount() {
 	e.count()
 	e.noteReservation()
+	if !e.shortSince.IsZero() && placedQuorumLocked(e) {
+		e.shortSince = time.Time{}
+	}
 }
 
 // noteReservation records on every membership write that e's reservation is done: a bound
@@ -160,7 +173,8 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}, prioritized: map[Key]bool{}}
+	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}, prioritized: map[Key]bool{},
+		short: map[Key]bool{}, heldBy: map[Key]map[Key]bool{}}
 }
 
 // Membership returns how the store reads pod labels.

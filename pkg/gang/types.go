@@ -16,6 +16,8 @@
 //     which is rule 1 with the bound members already counted.
 //  4. Base before scaled: a member of a scaled gang waits until its base gang is established.
 //  5. Queue order: priority, gang creation time, gang name, member index (Before).
+//  6. Minimums first: a gang whose minimum failed to fit holds other gangs' extras of equal or
+//     lower priority for a bounded time (Store.HeldExtra).
 package gang
 
 import (

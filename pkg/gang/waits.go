@@ -66,7 +66,13 @@ func (s *Store) SetWait(k Key, w Wait) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.gangs[k]
-	if e == nil || e.wait == w {
+	if e == nil {
+		return false
+	}
+	if failedAttempt(w.Reason) {
+		s.noteShortLocked(k, e)
+	}
+	if e.wait == w {
 		return false
 	}
 	if failedAttempt(w.Reason) && e.wait.Reason == ReasonWaitingForPreemption && s.preemptingLocked(e) {

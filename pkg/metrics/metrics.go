@@ -85,6 +85,12 @@ var (
 		Help:           "Times a pod (or a gang) was kept off capacity held for another gang's replacements.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// ExtrasHeld counts pods above their gang's minimum turned away for another gang's minimum.
+	ExtrasHeld = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "extras_held_total",
+		Help:           "Times a pod above its gang's minimum (a surge member or a member beyond its podgroup's minReplicas) waited while a gang of equal or higher priority placed its minimum.",
+		StabilityLevel: metrics.ALPHA,
+	})
 	// ReservationsExpired counts holds that ran out while they kept pods out.
 	ReservationsExpired = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace: namespace, Name: "reservations_expired_total",
@@ -162,7 +168,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
+			ReservationBlockedPods, ExtrasHeld, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }
 

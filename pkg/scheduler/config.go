@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type ConfigOptions struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ReservationHold, when > 0, overrides the PodGang plugin's reservationHoldSeconds.
 	ReservationHold time.Duration
+	// ExtraHold, when > 0, overrides the PodGang plugin's extraHoldSeconds.
+	ExtraHold time.Duration
 	// SchedulerNames are the names pods select Phalanx with (spec.schedulerName): one profile
 	// each, all the same Phalanx profile. Empty means [SchedulerName]. Another name lets
 	// Phalanx serve pods that an operator stamps with its own scheduler's name (Grove's
@@ -84,11 +87,9 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 		cfg.LeaderElection.RenewDeadline = metav1.Duration{Duration: o.RenewDeadline}
 		cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: o.RetryPeriod}
 	}
-	if o.ReservationHold > 0 {
+	if args := podGangArgs(o); args != nil {
 		for i := range cfg.Profiles {
-			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: "PodGang", Args: runtime.RawExtension{
-				Raw: []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"PodGangArgs","reservationHoldSeconds":%d}`, configv1.SchemeGroupVersion.String(), int64(o.ReservationHold/time.Second))),
-			}})
+			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: "PodGang", Args: runtime.RawExtension{Raw: args}})
 		}
 	}
 	cfg.ClientConnection.Kubeconfig = o.Kubeconfig
@@ -97,6 +98,23 @@ func DefaultConfig(o ConfigOptions) ([]byte, error) {
 		return nil, fmt.Errorf("rendering the default scheduler configuration: %w", err)
 	}
 	return out, nil
+}
+
+// podGangArgs are the PodGang plugin's args that o overrides, nil when it overrides none.
+func podGangArgs(o ConfigOptions) []byte {
+	args := map[string]any{}
+	if o.ReservationHold > 0 {
+		args["reservationHoldSeconds"] = int64(o.ReservationHold / time.Second)
+	}
+	if o.ExtraHold > 0 {
+		args["extraHoldSeconds"] = int64(o.ExtraHold / time.Second)
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	args["apiVersion"], args["kind"] = configv1.SchemeGroupVersion.String(), "PodGangArgs"
+	raw, _ := json.Marshal(args) // a map of strings and integers always marshals
+	return raw
 }
 
 // Profile is the phalanx-scheduler profile: the default plugins plus the Phalanx plugins,

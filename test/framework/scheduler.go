@@ -39,6 +39,8 @@ type Phalanx struct {
 	Webhooks bool
 	// ReservationHold overrides the PodGang plugin's reservationHoldSeconds (default config only).
 	ReservationHold time.Duration
+	// ExtraHold overrides the PodGang plugin's extraHoldSeconds (default config only).
+	ExtraHold time.Duration
 	// ControllerOptions, when set, replace the tests' controller options (2 workers, QPS 100,
 	// burst 200), e.g. with server.DefaultControllerOptions() to measure the binary's defaults.
 	ControllerOptions *server.ControllerOptions
@@ -63,7 +65,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	config := p.Config
 	if config == nil {
 		var err error
-		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold}); err != nil {
+		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold, ExtraHold: p.ExtraHold}); err != nil {
 			t.Fatal(err)
 		}
 	}

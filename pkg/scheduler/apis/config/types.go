@@ -31,6 +31,14 @@ type GangArgs struct {
 	// phalanx.dev/reservation): other pods are filtered off that capacity meanwhile. 0 turns
 	// holds off. Default 120. Read by the PodGang plugin only.
 	ReservationHoldSeconds *int64 `json:"reservationHoldSeconds,omitempty"`
+	// ExtraHoldSeconds is how long, at most, a gang that failed to place its minimum keeps
+	// members above any minimum (surge members, members beyond a podgroup's minReplicas) of
+	// gangs of equal or lower priority from being placed, counted from its first failed
+	// attempt: capacity that arrives a node at a time then completes the minimum before it
+	// grows other gangs (docs/architecture.md, rule "5 minimums first"). 0 turns the hold off.
+	// Default 30. Read by the PodGang plugin only, for every gang of its profile (one gang
+	// engine per profile); a profile without it holds no extras.
+	ExtraHoldSeconds *int64 `json:"extraHoldSeconds,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -64,6 +72,7 @@ const (
 	DefaultPodGroupPermitWaitingTimeSeconds int64 = 60
 	DefaultBackoffSeconds                   int64 = 5
 	DefaultReservationHoldSeconds           int64 = 120
+	DefaultExtraHoldSeconds                 int64 = 30
 	DefaultSurgeLabelKey                          = grovev1.LabelSurge
 )
 
@@ -93,6 +102,10 @@ func (a *GangArgs) setDefaults(permit int64) {
 		v := DefaultReservationHoldSeconds
 		a.ReservationHoldSeconds = &v
 	}
+	if a.ExtraHoldSeconds == nil {
+		v := DefaultExtraHoldSeconds
+		a.ExtraHoldSeconds = &v
+	}
 }
 
 // Validate reports every invalid field with its path.
@@ -106,6 +119,9 @@ func (a *GangArgs) Validate(path *field.Path) field.ErrorList {
 	}
 	if a.ReservationHoldSeconds != nil && *a.ReservationHoldSeconds < 0 {
 		errs = append(errs, field.Invalid(path.Child("reservationHoldSeconds"), *a.ReservationHoldSeconds, "must not be negative (0 turns holds off)"))
+	}
+	if a.ExtraHoldSeconds != nil && *a.ExtraHoldSeconds < 0 {
+		errs = append(errs, field.Invalid(path.Child("extraHoldSeconds"), *a.ExtraHoldSeconds, "must not be negative (0 turns the hold off)"))
 	}
 	if a.SurgeLabelKey != "" {
 		for _, msg := range validation.IsQualifiedName(a.SurgeLabelKey) {
@@ -123,6 +139,11 @@ func (a *GangArgs) PermitWaitingTime() time.Duration {
 // ReservationHold is the defaulted hold of freed capacity for replacements.
 func (a *GangArgs) ReservationHold() time.Duration {
 	return time.Duration(*a.ReservationHoldSeconds) * time.Second
+}
+
+// ExtraHold is the defaulted longest hold of extras for a gang that waits for its minimum.
+func (a *GangArgs) ExtraHold() time.Duration {
+	return time.Duration(*a.ExtraHoldSeconds) * time.Second
 }
 
 // Backoff is the defaulted gang back-off.

@@ -66,6 +66,9 @@ type Adapter struct {
 	// holdTimers when it ends.
 	holdBlocked map[gang.Key]map[string]*v1.Pod
 	holdTimers  map[gang.Key]*time.Timer
+	// extraTimers wake, per holder, the extras it turned away when its hold runs out
+	// (extrahold.go).
+	extraTimers map[gang.Key]*time.Timer
 	// pdbs are the PodDisruptionBudgets preemption honours (set by Start; nil in unit tests).
 	pdbs policylisters.PodDisruptionBudgetLister
 }
@@ -74,7 +77,8 @@ type Adapter struct {
 // SetStatusSink (it usually needs the store).
 func NewAdapter(h fwk.Handle, store *gang.Store, o Options) *Adapter {
 	return &Adapter{opts: o, handle: h, store: store, timers: map[gang.Key]*time.Timer{},
-		holdBlocked: map[gang.Key]map[string]*v1.Pod{}, holdTimers: map[gang.Key]*time.Timer{}}
+		holdBlocked: map[gang.Key]map[string]*v1.Pod{}, holdTimers: map[gang.Key]*time.Timer{},
+		extraTimers: map[gang.Key]*time.Timer{}}
 }
 
 // stateKey is where PreFilter leaves what PostFilter and Score need; one per plugin, since

@@ -29,6 +29,7 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 			if spec, ok := p.opts.ToSpec(obj); ok {
 				p.forgetSpec(spec.Key)
 				p.holdReleased(spec.Key) // unless its hold lingers (a gang deleted to be made again)
+				p.wakeHeld(spec.Key)     // a gang without object holds no extras
 			}
 		},
 	}
@@ -214,6 +215,12 @@ func (p *Adapter) bound(pod *v1.Pod, node string) bool { return p.store.MarkBoun
 func (p *Adapter) startBackoff(k gang.Key, d time.Duration, why string) bool {
 	return p.store.StartBackoff(k, d, why)
 }
+
+// noteHeld records that holder turned away members of gang k (extrahold.go).
+func (p *Adapter) noteHeld(holder, k gang.Key) { p.store.NoteHeld(holder, k) }
+
+// takeHeld returns, once holder holds no more, the gangs whose extras it turned away.
+func (p *Adapter) takeHeld(holder gang.Key) []gang.Key { return p.store.TakeHeld(holder) }
 
 // setPlan records where the gang's planning pass put its members.
 func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan(k, nodes) }

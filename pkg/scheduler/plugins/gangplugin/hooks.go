@@ -47,6 +47,9 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("%s backs off for %s after: %s", k, left.Round(100*time.Millisecond), why))
 	}
+	if st := p.holdExtra(state, k, pod); st != nil {
+		return nil, st
+	}
 	surge := p.store.Membership().IsSurge(pod)
 	if !surge {
 		if node, ok := p.plannedNode(k, pod); ok {
@@ -116,6 +119,11 @@ func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 			return p.preemptFor(ctx, pod)
 		}
 		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	if raw, err := state.Read(p.stateKey()); err == nil && raw.(*cycleState).extraHeld {
+		// Held for another gang's minimum: its own gang did not fail, and preempting for it
+		// would take what the minimum waits for.
+		return nil, fwk.NewStatus(fwk.Unschedulable, "held for another gang's minimum")
 	}
 	released := p.release(ctx, state, pod, k)
 	res, st := p.preemptFor(ctx, pod)
@@ -201,6 +209,7 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		p.dropPlan(k)
 		p.allowWaiting(k)
 		p.setWait(k, gang.Wait{})
+		p.wakeHeld(k) // its minimum is placed: the extras it held may take what is left
 		return nil, 0
 	}
 	if !p.store.MembersPresent(k) {

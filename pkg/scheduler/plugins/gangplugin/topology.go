@@ -15,7 +15,10 @@ import (
 // cycleState carries what PreFilter learnt about the pod's gang to Score.
 type cycleState struct {
 	// gangRejected: PreFilter rejected the pod because its whole gang does not fit.
-	gangRejected    bool
+	gangRejected bool
+	// extraHeld: PreFilter turned the pod away for another gang's minimum (holdExtra): not a
+	// failure of its gang, nothing to release or preempt for.
+	extraHeld       bool
 	gpus            int64
 	preferredKey    string
 	preferredDomain string

@@ -97,12 +97,13 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 		}
 	}
 	store.SetReservationHold(args.ReservationHold())
+	store.SetExtraHold(args.ExtraHold())
 	status := newStatusWriter(client, gangs.Lister(), store, h.EventRecorder())
 	p.SetStatusSink(status)
 	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold())
+	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold())
 	return p, nil
 }
 

@@ -1,0 +1,171 @@
+package gang
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// Minimums first (rule 6 of the package doc). The queue puts the members a gang needs for its
+// minimum before members above any minimum (QueueKey.Extra), but it orders only the pods it
+// holds at one moment: when capacity arrives a node at a time (nodes uncordoned, added by an
+// autoscaler, freed one by one), the first node is offered to whatever is queued, the minimum
+// that needs two nodes does not fit yet, and an extra takes the node. Then the minimum never
+// fits: two gangs short, where holding the node would have completed one.
+//
+// So a gang whose minimum (first quorum, or an established gang's deficit) failed to fit holds
+// the extras of every other gang of equal or lower priority in its profile: they are turned
+// away in PreFilter until the minimum is placed, for at most extraHold from the gang's first
+// failed attempt. The bound keeps a minimum that cannot fit at all from starving extras: once
+// it passed, the gang holds nothing until it has been placed and falls short again. Minimums
+// are never held, so holds cannot wait on each other.
+
+// SetExtraHold sets how long a gang short of its minimum may hold extras (0: never).
+func (s *Store) SetExtraHold(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.extraHold = d
+}
+
+// ExtraHold is the longest hold of extras (SetExtraHold).
+func (s *Store) ExtraHold() time.Duration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.extraHold
+}
+
+// HeldExtra is PreFilter's minimums-first check for pod: when pod is above its gang's
+// minimum (QueueKey.Extra) and another gang of equal or higher priority waits for its minimum
+// within its hold, it returns that gang and when its hold ends at the latest. The holder
+// chosen is the one that has waited longest.
+func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return Key{}, time.Time{}, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.extraHold <= 0 || len(s.short) == 0 {
+		return Key{}, time.Time{}, false
+	}
+	e := s.gangs[k]
+	if e == nil {
+		return Key{}, time.Time{}, false
+	}
+	m := e.members[pod.Name]
+	if m == nil || m.UID != pod.UID || !extraLocked(e, m) {
+		return Key{}, time.Time{}, false
+	}
+	prio := s.priorityLocked(pod)
+	now := s.now()
+	var since time.Time
+	for hk := range s.short {
+		he := s.gangs[hk]
+		if hk == k || he == nil || !s.holdingLocked(he, now) || gangPriorityLocked(he) < prio {
+			continue
+		}
+		if since.IsZero() || he.shortSince.Before(since) || (he.shortSince.Equal(since) && hk.String() < holder.String()) {
+			holder, since = hk, he.shortSince
+		}
+	}
+	if since.IsZero() {
+		return Key{}, time.Time{}, false
+	}
+	return holder, since.Add(s.extraHold), true
+}
+
+// NoteHeld records that holder turned away members of gang k, so that TakeHeld returns k when
+// holder's minimum is placed (nothing in the cluster changes then that would wake them).
+func (s *Store) NoteHeld(holder, k Key) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.heldBy[holder] == nil {
+		s.heldBy[holder] = map[Key]bool{}
+	}
+	s.heldBy[holder][k] = true
+}
+
+// TakeHeld returns the gangs whose extras holder turned away, and forgets them: once holder
+// no longer holds (its minimum placed, its hold over, its object gone), the caller wakes them.
+// While holder still holds, it returns nothing.
+func (s *Store) TakeHeld(holder Key) []Key {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := s.heldBy[holder]
+	if len(held) == 0 {
+		return nil
+	}
+	if e := s.gangs[holder]; e != nil && s.holdingLocked(e, s.now()) {
+		return nil
+	}
+	delete(s.heldBy, holder)
+	keys := make([]Key, 0, len(held))
+	for k := range held {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// Holding reports whether gang k holds extras now (a test and status aid).
+func (s *Store) Holding(k Key) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	return e != nil && s.holdingLocked(e, s.now())
+}
+
+// holdingLocked: e failed to place its minimum less than extraHold ago and still lacks it.
+func (s *Store) holdingLocked(e *entry, now time.Time) bool {
+	return e.spec != nil && !e.shortSince.IsZero() && now.Before(e.shortSince.Add(s.extraHold)) && !placedQuorumLocked(e)
+}
+
+// noteShortLocked records a failed attempt of e (SetWait with a failed-attempt reason): the
+// first one while e lacks its minimum starts its hold. It also drops from s.short the gangs
+// that hold no more, so that the set stays as small as the gangs waiting now.
+func (s *Store) noteShortLocked(k Key, e *entry) {
+	now := s.now()
+	for hk := range s.short {
+		if he := s.gangs[hk]; he == nil || (hk != k && !s.holdingLocked(he, now)) {
+			delete(s.short, hk)
+		}
+	}
+	if e.spec == nil || placedQuorumLocked(e) || !e.shortSince.IsZero() {
+		return
+	}
+	e.shortSince = now
+	s.short[k] = true
+}
+
+// placedQuorumLocked: every podgroup of e has minReplicas non-surge members bound or assumed
+// (quorumLocked with assumed members, from the counts recount keeps).
+func placedQuorumLocked(e *entry) bool {
+	if e.spec == nil || len(e.placed) != len(e.spec.PodGroups) {
+		return false
+	}
+	for i, pg := range e.spec.PodGroups {
+		if e.placed[i] < pg.MinReplicas {
+			return false
+		}
+	}
+	return true
+}
+
+// gangPriorityLocked is e's priority for the hold: its object's when it sets one, else the
+// highest of its pending members' own.
+func gangPriorityLocked(e *entry) int32 {
+	if e.spec != nil && e.spec.Priority != nil {
+		return *e.spec.Priority
+	}
+	var prio int32
+	first := true
+	for _, m := range e.members {
+		if m.State != Pending || m.pod == nil {
+			continue
+		}
+		if p := corev1helpers.PodPriority(m.pod); first || p > prio {
+			prio, first = p, false
+		}
+	}
+	return prio
+}
