@@ -100,18 +100,18 @@ func (s *Store) QuorumProgress(k Key) string {
 }
 
 // Admissible is the PreEnqueue decision for a pod: may it enter the active queue? It decides on
-// what the store holds; the caller records the pod first (gangplugin's feed), so that the
-// decision never depends on the order of informer handlers.
+// what the store holds, and writes nothing: a member not yet recorded counts as missing until
+// the pod informer's handler records it and wakes the gang.
 func (s *Store) Admissible(pod *v1.Pod) (bool, Wait) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.admissibleLocked(pod)
 }
 
-// Gate is Admissible for PreEnqueue: a pod that is not admitted has its gang's wait recorded
-// in the same critical section as the decision, so that an outcome recorded meanwhile by
-// another member's cycle (a failed attempt) is never overwritten by this older decision.
-// changed reports whether the gang's wait changed.
+// Gate is Admissible for the pod informer's handler: a pod that is not admitted has its
+// gang's wait recorded in the same critical section as the decision, so that an outcome
+// recorded meanwhile by another member's cycle (a failed attempt) is never overwritten by this
+// older decision. changed reports whether the gang's wait changed.
 func (s *Store) Gate(pod *v1.Pod) (admitted bool, w Wait, changed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -56,6 +56,6 @@ func (p *Adapter) wakeHeld(holder gang.Key) {
 	logger := klog.Background()
 	logger.V(2).Info("Gang no longer holds extras; retrying them", "holder", holder.String(), "gangs", len(keys))
 	for _, k := range keys {
-		p.activate(logger, k, "")
+		p.activate(logger, k)
 	}
 }

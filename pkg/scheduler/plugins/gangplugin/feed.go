@@ -45,7 +45,7 @@ func (p *Adapter) onGang(obj any) {
 	p.status.Enqueue(spec.Key)
 	if p.recordSpec(spec) {
 		logger := klog.Background()
-		p.activate(logger, spec.Key, "")
+		p.activate(logger, spec.Key)
 		p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
 		p.holdReleased(spec.Key) // its reservation may be gone from the spec
 	}
@@ -67,7 +67,7 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				if k, last := p.store.VictimGone(pod.Namespace + "/" + pod.Name); last {
 					// The last victim of k's preemption is gone: wake k (its QueueingHint for
 					// this deletion may have run first and skipped it).
-					p.activate(klog.Background(), k, "")
+					p.activate(klog.Background(), k)
 				}
 				if k, ok := p.keyOf(pod); ok {
 					p.forgetPod(pod)
@@ -113,14 +113,20 @@ func (p *Adapter) onPod(obj any) {
 		return
 	}
 	wake := p.observePod(pod)
+	if pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 {
+		// What PreEnqueue decides for this member, recorded as the gang's wait for its status
+		// (PreEnqueue itself writes nothing).
+		p.gate(k, pod)
+	}
 	p.status.Enqueue(k)
 	if pod.Spec.NodeName != "" && p.establish(k) {
 		p.established(klog.Background(), k)
 	}
 	// Only a new or just-ungated member can admit its siblings; status writes of members (the
-	// scheduler's own PodScheduled=False among them) wake nobody.
+	// scheduler's own PodScheduled=False among them) wake nobody. The member itself is woken
+	// too: the queue may have turned it away before this handler recorded it.
 	if wake && pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 && p.store.MembersPresent(k) {
-		p.activate(klog.Background(), k, pod.Name)
+		p.activate(klog.Background(), k)
 	}
 }
 
@@ -161,8 +167,9 @@ func (p *Adapter) setWait(k gang.Key, w gang.Wait) {
 	}
 }
 
-// gate is PreEnqueue's admission of a member of gang k: the decision and the wait it records
-// are one store write (gang.Store.Gate).
+// gate records, for a member of gang k the informer delivered, why the gang waits when
+// PreEnqueue would turn the member away: the decision and the wait it records are one store
+// write (gang.Store.Gate).
 func (p *Adapter) gate(k gang.Key, pod *v1.Pod) (bool, gang.Wait) {
 	admitted, w, changed := p.store.Gate(pod)
 	if changed {
@@ -184,8 +191,8 @@ func (p *Adapter) recordSpec(spec gang.Spec) bool { return p.store.SetSpec(spec)
 // forgetSpec forgets a deleted gang object.
 func (p *Adapter) forgetSpec(k gang.Key) { p.store.DeleteSpec(k) }
 
-// recordPod records a member as the queue has it (PreEnqueue and PreFilter; the queue's copy
-// may be newer than the informer's).
+// recordPod records a member as the queue has it (PreFilter; the queue's copy may be newer
+// than the informer's).
 func (p *Adapter) recordPod(pod *v1.Pod) { p.store.UpsertPod(pod) }
 
 // observePod records a member from the pod informer; true when its siblings are to be woken

@@ -16,14 +16,16 @@ import (
 
 // PreEnqueue keeps a gang member out of the active queue until its gang can be attempted:
 // the gang exists, its base is established (scaled gangs), it is established (surge members),
-// and each podgroup has minReplicas members present and ungated.
+// and each podgroup has minReplicas members present and ungated. It runs under the queue's
+// lock and only reads the store, once: the pod informer's handler is the store's writer
+// (feed.go). A member the queue holds before that handler recorded it (or newer than what it
+// recorded) may be turned away as missing; the handler then records it, and its arrival
+// wakes the gang, this member too (onPod). The gang's wait is recorded there as well.
 func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
-	k, ok := p.keyOf(pod)
-	if !ok {
+	if _, ok := p.keyOf(pod); !ok {
 		return nil
 	}
-	p.recordPod(pod) // the queue's copy may be newer than the informer's
-	if admitted, wait := p.gate(k, pod); !admitted {
+	if admitted, wait := p.store.Admissible(pod); !admitted {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, wait.Message)
 	}
 	return nil

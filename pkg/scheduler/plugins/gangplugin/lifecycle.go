@@ -21,7 +21,7 @@ func (p *Adapter) established(logger klog.Logger, k gang.Key) {
 		metrics.GangTimeToPlaced.WithLabelValues(k.Kind.String()).Observe(time.Since(spec.CreatedAt).Seconds())
 	}
 	p.status.Established(k)
-	p.activate(logger, k, "")
+	p.activate(logger, k)
 	p.activatePods(logger, p.store.PendingPodsBasedOn(k))
 }
 
@@ -66,23 +66,17 @@ func (p *Adapter) releaseGang(ctx context.Context, k gang.Key, reason, msg strin
 		p.timersMu.Lock()
 		delete(p.timers, k)
 		p.timersMu.Unlock()
-		p.activate(logger, k, "")
+		p.activate(logger, k)
 	})
 }
 
-// activate moves the gang's pending members (but skip) back to the active queue, where
-// PreEnqueue decides again. The framework requeues gated pods only on events it sees; a new
-// unscheduled pod is not one of them (unless the GenericWorkload gate is on), so the plugin
-// wakes the gang itself when its member set changes. It must not run under the queue's lock
-// (PreEnqueue, QueueingHints).
-func (p *Adapter) activate(logger klog.Logger, k gang.Key, skip string) {
-	var pods []*v1.Pod
-	for _, pod := range p.store.PendingPods(k) {
-		if pod.Name != skip {
-			pods = append(pods, pod)
-		}
-	}
-	p.activatePods(logger, pods)
+// activate moves the gang's pending members back to the active queue, where PreEnqueue
+// decides again. The framework requeues gated pods only on events it sees; a new unscheduled
+// pod is not one of them (unless the GenericWorkload gate is on), so the plugin wakes the gang
+// itself when its member set changes. It must not run under the queue's lock (PreEnqueue,
+// QueueingHints).
+func (p *Adapter) activate(logger klog.Logger, k gang.Key) {
+	p.activatePods(logger, p.store.PendingPods(k))
 }
 
 func (p *Adapter) activatePods(logger klog.Logger, pods []*v1.Pod) {

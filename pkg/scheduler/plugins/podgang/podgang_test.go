@@ -38,6 +38,9 @@ func (h *handle) IterateOverWaitingPods(cb func(fwk.WaitingPod)) {
 	}
 }
 
+// ProfileName is the profile of the test pods (they name no scheduler).
+func (h *handle) ProfileName() string { return "" }
+
 func (h *handle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	for k, p := range pods {
 		h.activated[k] = p
@@ -418,5 +421,46 @@ func TestDesiredStatusKeepsOperatorConditions(t *testing.T) {
 	}
 	if live.Phase != schedv1.PodGangPending || len(live.Conditions) != 3 {
 		t.Error("desiredStatus changed the live status it was given")
+	}
+}
+
+// PreEnqueue runs under the queue's lock and only reads the gang store: a member the queue
+// holds before the pod informer's handler recorded it is turned away as missing, without being
+// recorded and without the gang's wait being written; the handler then records it, records the
+// wait, and wakes the gang with the member itself (it was turned away before it was recorded).
+func TestPreEnqueueWritesNothing(t *testing.T) {
+	pl, h := newTestPlugin(t)
+	ctx := context.Background()
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
+	p0, p1 := member("g", 0), member("g", 1)
+	if st := pl.PreEnqueue(ctx, p0); st.IsSuccess() {
+		t.Fatal("a member of a gang with no member recorded was admitted")
+	}
+	if pl.Store().IsMember(p0) {
+		t.Error("PreEnqueue recorded the member")
+	}
+	if w := pl.Store().Status(k).Wait; w != (gang.Wait{}) {
+		t.Errorf("PreEnqueue wrote the gang's wait %+v", w)
+	}
+	handlers := pl.PodHandlers()
+	handlers.OnAdd(p0, false)
+	if w := pl.Store().Status(k).Wait; w.Reason != gang.ReasonWaitingForMembers {
+		t.Errorf("after the informer delivered g-0 the gang waits for %q, want %s", w.Reason, gang.ReasonWaitingForMembers)
+	}
+	if len(h.activated) != 0 {
+		t.Errorf("activated %v before the gang had its members", h.activated)
+	}
+	if st := pl.PreEnqueue(ctx, p1); st.IsSuccess() {
+		t.Fatal("g-1 admitted before the informer delivered it: the gang lacks it in the store")
+	}
+	handlers.OnAdd(p1, false)
+	for _, p := range []*v1.Pod{p0, p1} {
+		if h.activated["ns/"+p.Name] == nil {
+			t.Errorf("%s not woken when the gang's last member was recorded (activated: %v)", p.Name, h.activated)
+		}
+		if st := pl.PreEnqueue(ctx, p); !st.IsSuccess() {
+			t.Errorf("%s turned away with every member recorded: %v", p.Name, st.Message())
+		}
 	}
 }
