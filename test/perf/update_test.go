@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +79,22 @@ func podEventState(p *corev1.Pod, exists bool) int {
 		return 1
 	}
 	return 0
+}
+
+// eventsAround formats the events within n of events[i] ("+12ms pod Ready"), for the log line
+// that explains a dip in Ready.
+func eventsAround(events []podEvent, i, n int) string {
+	names := []string{"pending", "bound", "Ready", "terminating", "gone"}
+	var parts []string
+	for j := max(0, i-n); j < min(len(events), i+n+1); j++ {
+		e := events[j]
+		mark := ""
+		if j == i {
+			mark = "*"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, e.at.Round(time.Millisecond), e.name, names[e.state]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // waitBreakdown replays events (ordered by time) over [0, end]: pods present before the
@@ -207,6 +224,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 		}
 		startGPUs := gpus
 		var events []podEvent
+		dip := -1
 		createdAt, boundAt := map[string]time.Duration{}, map[string]time.Duration{}
 		begin := time.Now()
 		stopWatch := env.WatchPods(t, ns, c.pcs.Name, func(pods map[string]corev1.Pod, changed *corev1.Pod) {
@@ -235,6 +253,9 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			res.PeakExtraGPUs = max(res.PeakExtraGPUs, gpus-startGPUs)
 			at := time.Since(begin)
 			events = append(events, podEvent{at: at, name: changed.Name, state: podEventState(&p, exists)})
+			if ready < total && dip < 0 {
+				dip = len(events) - 1 // the first time Ready went below the start: logged after the run
+			}
 			if exists && p.Spec.NodeName == "" {
 				if _, seen := createdAt[changed.Name]; !seen || boundAt[changed.Name] != 0 {
 					createdAt[changed.Name], boundAt[changed.Name] = at, 0
@@ -295,6 +316,9 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			w.Scheduler.Round(100*time.Millisecond), w.Kubelet.Round(100*time.Millisecond), w.Termination.Round(100*time.Millisecond), w.Controller.Round(100*time.Millisecond))
 		t.Logf("%s: API writes %s", c.name, formatWrites(res.Writes))
 		t.Logf("%s: longest waits from create to bind: %s", c.name, slowestBinds(createdAt, boundAt, 5))
+		if dip >= 0 {
+			t.Logf("%s: Ready went below %d at %s with %s; the events around it: %s", c.name, total, events[dip].at.Round(time.Millisecond), events[dip].name, eventsAround(events, dip, 12))
+		}
 		out = append(out, res)
 	}
 	return out
