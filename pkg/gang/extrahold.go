@@ -90,6 +90,12 @@ func (s *Store) NoteHeld(holder, k Key) {
 // no longer holds (its minimum placed, its hold over, its object gone), the caller wakes them.
 // While holder still holds, it returns nothing.
 func (s *Store) TakeHeld(holder Key) []Key {
+	s.mu.RLock()
+	none := len(s.heldBy[holder]) == 0
+	s.mu.RUnlock()
+	if none {
+		return nil // the common case (every Permit of a gang with its quorum asks): no write lock
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	held := s.heldBy[holder]
@@ -105,6 +111,17 @@ func (s *Store) TakeHeld(holder Key) []Key {
 		keys = append(keys, k)
 	}
 	return keys
+}
+
+// HoldUntil returns when gang k's hold of extras ends at the latest, and whether it holds now.
+func (s *Store) HoldUntil(k Key) (time.Time, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || !s.holdingLocked(e, s.now()) {
+		return time.Time{}, false
+	}
+	return e.shortSince.Add(s.extraHold), true
 }
 
 // Holding reports whether gang k holds extras now (a test and status aid).

@@ -37,12 +37,21 @@ func (p *Adapter) armExtraTimer(holder gang.Key, until time.Time) {
 	if p.extraTimers[holder] != nil {
 		return
 	}
-	p.extraTimers[holder] = time.AfterFunc(time.Until(until)+10*time.Millisecond, func() {
-		p.timersMu.Lock()
-		delete(p.extraTimers, holder)
-		p.timersMu.Unlock()
-		p.wakeHeld(holder)
-	})
+	p.extraTimers[holder] = time.AfterFunc(time.Until(until)+10*time.Millisecond, func() { p.extraHoldEnded(holder) })
+}
+
+// extraHoldEnded is the timer of holder's hold: it wakes what holder held, unless holder holds
+// again by now (placed and short once more: a new hold, with a later end), when it waits for
+// that end instead.
+func (p *Adapter) extraHoldEnded(holder gang.Key) {
+	p.timersMu.Lock()
+	delete(p.extraTimers, holder)
+	p.timersMu.Unlock()
+	if until, holding := p.store.HoldUntil(holder); holding {
+		p.armExtraTimer(holder, until)
+		return
+	}
+	p.wakeHeld(holder)
 }
 
 // wakeHeld moves back to the active queue the members of the gangs whose extras holder

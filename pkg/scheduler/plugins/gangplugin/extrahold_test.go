@@ -1,0 +1,140 @@
+package gangplugin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
+)
+
+// wakeups records, with their time, the pods the adapter moves back to the active queue (from
+// its timers' goroutines too).
+type wakeups struct {
+	fwk.Handle
+	mu    sync.Mutex
+	woken map[string]time.Time
+}
+
+func (w *wakeups) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range pods {
+		w.woken[k] = time.Now()
+	}
+}
+
+func (w *wakeups) IterateOverWaitingPods(func(fwk.WaitingPod)) {}
+
+func (w *wakeups) at(key string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.woken[key]
+	return t, ok
+}
+
+// holdFixture: gang "grown" (established, minimum 1 bound) with a pending extra, and gang
+// "fresh" whose minimum of 2 has failed to fit, holding extras for hold.
+func holdFixture(t *testing.T, hold time.Duration, now func() time.Time) (*Adapter, *wakeups, *v1.Pod, [2]*v1.Pod) {
+	t.Helper()
+	store := gang.NewStore(gang.DefaultMembership(), now)
+	store.SetExtraHold(hold)
+	h := &wakeups{woken: map[string]time.Time{}}
+	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang, PermitTimeout: time.Minute})
+	p.SetStatusSink(noStatus{})
+	grown := gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "grown"}, Scheduled: true,
+		PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: 1}}, CreatedAt: time.Now()}
+	store.SetSpec(grown)
+	fresh := gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "fresh"},
+		PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: 2}}, CreatedAt: time.Now()}
+	store.SetSpec(fresh)
+	pod := func(g string, i int, node string) *v1.Pod {
+		m := member(i, 8)
+		m.Name = fmt.Sprintf("%s-%d", g, i)
+		m.UID = types.UID(m.Name)
+		m.Labels["grove.io/podgang"] = g
+		m.Spec.NodeName = node
+		p.recordPod(m)
+		return m
+	}
+	pod("grown", 0, "n0")
+	extra := pod("grown", 1, "")
+	minimum := [2]*v1.Pod{pod("fresh", 0, ""), pod("fresh", 1, "")}
+	p.setWait(fresh.Key, gang.Wait{Reason: gang.ReasonInsufficient, Message: "needs 16 GPUs, 8 free"})
+	return p, h, extra, minimum
+}
+
+// A held extra is turned away naming the gang it waits for, and woken the moment that gang's
+// quorum is met (Permit), not when the hold runs out.
+func TestExtraHeldUntilTheMinimumIsPlaced(t *testing.T) {
+	p, h, extra, minimum := holdFixture(t, time.Hour, time.Now)
+	k, _ := p.keyOf(extra)
+	st := p.holdExtra(framework.NewCycleState(), k, extra)
+	if st.IsSuccess() || st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "ns/fresh") {
+		t.Fatalf("the extra's status = %v, want UnschedulableAndUnresolvable naming PodGang ns/fresh", st)
+	}
+	ctx := context.Background()
+	for _, m := range minimum {
+		p.Reserve(ctx, nil, m, "n1")
+		p.Permit(ctx, nil, m, "n1")
+	}
+	if _, ok := h.at("ns/" + extra.Name); !ok {
+		t.Fatal("the held extra was not woken when fresh's quorum was met")
+	}
+	if st := p.holdExtra(framework.NewCycleState(), k, extra); st != nil {
+		t.Errorf("the extra is still held with fresh's minimum placed: %v", st.Message())
+	}
+}
+
+// The hold's timer wakes the extras when the hold runs out; when the holder was placed and
+// fell short again meanwhile (a new hold, a later end), it waits for that end instead.
+func TestExtraHoldTimerFollowsANewHold(t *testing.T) {
+	// The store's clock jumps 300 ms ahead for the failure that starts the second hold, so that
+	// the second hold ends 300 ms after the first and the first hold's timer fires inside it.
+	var mu sync.Mutex
+	var skew time.Duration
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return time.Now().Add(skew) }
+	p, h, extra, minimum := holdFixture(t, 400*time.Millisecond, now)
+	k, _ := p.keyOf(extra)
+	fresh, _ := p.keyOf(minimum[0])
+	if st := p.holdExtra(framework.NewCycleState(), k, extra); st == nil {
+		t.Fatal("the extra was not held")
+	}
+	first, _ := p.store.HoldUntil(fresh)
+	// fresh is placed (the timer keeps running), then loses a member and fails again.
+	for _, m := range minimum {
+		p.assumed(m, "n1")
+	}
+	p.unassumed(minimum[1])
+	mu.Lock()
+	skew = 300 * time.Millisecond
+	mu.Unlock()
+	p.setWait(fresh, gang.Wait{Reason: gang.ReasonPermitTimeout, Message: "lost one"})
+	mu.Lock()
+	skew = 0
+	mu.Unlock()
+	second, holding := p.store.HoldUntil(fresh)
+	if !holding || !second.After(first) {
+		t.Fatalf("fresh short again: holding %v until %s; want a new hold ending after the first (%s)", holding, second, first)
+	}
+	p.noteHeld(fresh, k) // what holdExtra records when the extra is turned away again
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, ok := h.at("ns/" + extra.Name)
+		return ok, nil
+	}); err != nil {
+		t.Fatal("the held extra was never woken after the second hold ran out")
+	}
+	if woken, _ := h.at("ns/" + extra.Name); woken.Before(second) {
+		t.Errorf("the extra was woken at %s, before the second hold ended at %s (the first hold's timer woke it)", woken.Format(time.StampMilli), second.Format(time.StampMilli))
+	}
+}
