@@ -140,6 +140,8 @@ type Sample struct {
 	Ready int
 }
 
+var tracePods = flag.String("perf.trace", "", "TestPerfUpdates: log every event of the pods whose names start with this prefix (e.g. pcsg-5-: one PodCliqueSet replica's steps)")
+
 var onlyUpdate = flag.Int("perf.update", 0, "TestPerfUpdates: only this strategy (1-based); 0: all")
 
 // runUpdates measures the seed design's strategies at 100 PodCliqueSet replicas on 800 nodes.
@@ -316,6 +318,15 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			w.Scheduler.Round(100*time.Millisecond), w.Kubelet.Round(100*time.Millisecond), w.Termination.Round(100*time.Millisecond), w.Controller.Round(100*time.Millisecond))
 		t.Logf("%s: API writes %s", c.name, formatWrites(res.Writes))
 		t.Logf("%s: longest waits from create to bind: %s", c.name, slowestBinds(createdAt, boundAt, 5))
+		if *tracePods != "" {
+			var tr []string
+			for _, e := range events {
+				if strings.HasPrefix(e.name, *tracePods) {
+					tr = append(tr, fmt.Sprintf("%s %s %d", e.at.Round(time.Millisecond), e.name, e.state))
+				}
+			}
+			t.Logf("%s: events of pods %s*: %s", c.name, *tracePods, strings.Join(tr, ", "))
+		}
 		if dip >= 0 {
 			t.Logf("%s: Ready went below %d at %s with %s; the events around it: %s", c.name, total, events[dip].at.Round(time.Millisecond), events[dip].name, eventsAround(events, dip, 12))
 		}
