@@ -172,6 +172,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			continue
 		}
 		c.pcs.Spec.Replicas = replicas
+		t.Logf("%s: %d goroutines in the test process before its cluster starts (what earlier cases left running)", c.name, runtime.NumGoroutine())
 		env, cluster := startUpdateCluster(t, root, nodes)
 		var mu sync.Mutex
 		passes, planned, armed := 0, 0, false
