@@ -81,10 +81,12 @@ func podEventState(p *corev1.Pod, exists bool) int {
 	return 0
 }
 
+// eventStates names podEvent.state.
+var eventStates = []string{"pending", "bound", "Ready", "terminating", "gone"}
+
 // eventsAround formats the events within n of events[i] ("+12ms pod Ready"), for the log line
 // that explains a dip in Ready.
 func eventsAround(events []podEvent, i, n int) string {
-	names := []string{"pending", "bound", "Ready", "terminating", "gone"}
 	var parts []string
 	for j := max(0, i-n); j < min(len(events), i+n+1); j++ {
 		e := events[j]
@@ -92,7 +94,7 @@ func eventsAround(events []podEvent, i, n int) string {
 		if j == i {
 			mark = "*"
 		}
-		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, e.at.Round(time.Millisecond), e.name, names[e.state]))
+		parts = append(parts, fmt.Sprintf("%s%s %s %s", mark, e.at.Round(time.Millisecond), e.name, eventStates[e.state]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -323,7 +325,7 @@ func runUpdates(t *testing.T, root string) []UpdateResult {
 			var tr []string
 			for _, e := range events {
 				if strings.HasPrefix(e.name, *tracePods) {
-					tr = append(tr, fmt.Sprintf("%s %s %d", e.at.Round(time.Millisecond), e.name, e.state))
+					tr = append(tr, fmt.Sprintf("%s %s %s", e.at.Round(time.Millisecond), e.name, eventStates[e.state]))
 				}
 			}
 			t.Logf("%s: events of pods %s*: %s", c.name, *tracePods, strings.Join(tr, ", "))
