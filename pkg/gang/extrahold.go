@@ -28,35 +28,21 @@ func (s *Store) SetExtraHold(d time.Duration) {
 	s.extraHold = d
 }
 
-// ExtraHold is the longest hold of extras (SetExtraHold).
-func (s *Store) ExtraHold() time.Duration {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.extraHold
-}
-
 // HeldExtra is PreFilter's minimums-first check for pod: when pod is above its gang's
 // minimum (QueueKey.Extra) and another gang of equal or higher priority waits for its minimum
 // within its hold, it returns that gang and when its hold ends at the latest. The holder
 // chosen is the one that has waited longest.
 func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) {
-	k, ok := s.membership.KeyOf(pod)
-	if !ok {
-		return Key{}, time.Time{}, false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.extraHold <= 0 || len(s.short) == 0 {
 		return Key{}, time.Time{}, false
 	}
-	e := s.gangs[k]
-	if e == nil {
+	k, e, m := s.memberLocked(pod)
+	if m == nil {
 		return Key{}, time.Time{}, false
 	}
-	m := e.members[pod.Name]
-	if m == nil || m.UID != pod.UID || !extraLocked(e, m) {
-		return Key{}, time.Time{}, false
-	}
+	// The holders first: extraLocked walks the pod's podgroup, and most cycles find no holder.
 	prio := s.priorityLocked(pod)
 	now := s.now()
 	var since time.Time
@@ -69,7 +55,7 @@ func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) 
 			holder, since = hk, he.shortSince
 		}
 	}
-	if since.IsZero() {
+	if since.IsZero() || !extraLocked(e, m) {
 		return Key{}, time.Time{}, false
 	}
 	return holder, since.Add(s.extraHold), true
@@ -122,14 +108,6 @@ func (s *Store) HoldUntil(k Key) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return e.shortSince.Add(s.extraHold), true
-}
-
-// Holding reports whether gang k holds extras now (a test and status aid).
-func (s *Store) Holding(k Key) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e := s.gangs[k]
-	return e != nil && s.holdingLocked(e, s.now())
 }
 
 // holdingLocked: e failed to place its minimum less than extraHold ago and still lacks it.

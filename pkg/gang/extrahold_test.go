@@ -69,11 +69,11 @@ func TestExtraHold(t *testing.T) {
 	// Placed, then short again (a member lost): a new hold starts with the next failure.
 	s.Assume(pod("fresh", "w", 0), "n0")
 	s.Assume(pod("fresh", "w", 1), "n1")
-	if s.Holding(key("fresh")) {
+	if _, holding := s.HoldUntil(key("fresh")); holding {
 		t.Error("fresh holds with its minimum placed")
 	}
 	s.SetWait(key("fresh"), failed)
-	if s.Holding(key("fresh")) {
+	if _, holding := s.HoldUntil(key("fresh")); holding {
 		t.Error("a failure of fresh with its minimum placed (an extra's) starts a hold")
 	}
 	lost := pod("fresh", "w", 1)

@@ -387,18 +387,10 @@ func (s *Store) setState(pod *v1.Pod, st State, node string) {
 // (and then bound) while the gang was not established, not a surge member. Members placed
 // after (surge members, members above the minimum, replacements) are not.
 func (s *Store) WithQuorum(pod *v1.Pod) bool {
-	k, ok := s.membership.KeyOf(pod)
-	if !ok {
-		return false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e := s.gangs[k]
-	if e == nil {
-		return false
-	}
-	m := e.members[pod.Name]
-	return m != nil && m.UID == pod.UID && m.withQuorum
+	_, _, m := s.memberLocked(pod)
+	return m != nil && m.withQuorum
 }
 
 // groupOf finds the podgroup of a pod: the group whose podReferences list it, else the group

@@ -137,29 +137,24 @@ type QueueKey struct {
 // on the queue's hot path (every heap comparison): a recorded member is read from the store,
 // and only an unrecorded pod's labels are parsed.
 func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
-	k, ok := s.membership.KeyOf(pod)
-	if !ok {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k, e, m := s.memberLocked(pod)
+	if k == (Key{}) {
 		return QueueKey{}, false
 	}
 	q := QueueKey{Name: k.Name, Priority: corev1helpers.PodPriority(pod)}
-	s.mu.RLock()
-	e := s.gangs[k]
-	var m *member
-	if e != nil {
-		m = e.members[pod.Name]
-		if e.spec != nil {
-			q.Created = e.spec.CreatedAt
-			if e.spec.Priority != nil {
-				q.Priority = *e.spec.Priority
-			}
+	if e != nil && e.spec != nil {
+		q.Created = e.spec.CreatedAt
+		if e.spec.Priority != nil {
+			q.Priority = *e.spec.Priority
 		}
 	}
-	if m != nil && m.UID == pod.UID {
+	if m != nil {
 		q.Index, q.Extra = m.Index, extraLocked(e, m)
 	} else {
 		q.Index, q.Extra = MemberIndex(pod), s.membership.IsSurge(pod)
 	}
-	s.mu.RUnlock()
 	return q, true
 }
 

@@ -179,18 +179,27 @@ func missingLocked(e *entry) []string {
 // IsMember reports whether pod (this UID) is a recorded member of its gang: false once its
 // deletion has been seen.
 func (s *Store) IsMember(pod *v1.Pod) bool {
-	k, ok := s.membership.KeyOf(pod)
-	if !ok {
-		return false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	_, _, m := s.memberLocked(pod)
+	return m != nil
+}
+
+// memberLocked returns pod's gang (the zero Key when it is in none), the gang's entry and its
+// recorded member of pod's UID (nil when not, or no longer, recorded).
+func (s *Store) memberLocked(pod *v1.Pod) (Key, *entry, *member) {
+	k, ok := s.membership.KeyOf(pod)
+	if !ok {
+		return k, nil, nil
+	}
 	e := s.gangs[k]
 	if e == nil {
-		return false
+		return k, nil, nil
 	}
-	m := e.members[pod.Name]
-	return m != nil && m.UID == pod.UID
+	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
+		return k, e, m
+	}
+	return k, e, nil
 }
 
 // MembersPresent reports whether every podgroup of the gang has minReplicas non-surge
