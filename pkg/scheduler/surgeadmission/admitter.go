@@ -119,7 +119,7 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, err
 	}
-	domains := groupByDomain(nodes, req)
+	domains := groupByDomain(nodes, req, a.freeOf)
 	pods := sortedBySize(surge.AsCreated(req.Pods))
 	req.Pods = pods
 	var reasons []string
@@ -133,7 +133,7 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 		}
 		reasons = append(reasons, why)
 	}
-	return surge.Verdict{Message: shortfall(req, domains, reasons)}, nil
+	return surge.Verdict{Message: shortfall(req, domains, reasons, a.freeOf)}, nil
 }
 
 type domain struct {
@@ -143,7 +143,7 @@ type domain struct {
 
 // groupByDomain splits the nodes by req.PackDomain (one domain of all nodes without it),
 // keeping only the anchors' domain when there are anchors, largest free GPU count first.
-func groupByDomain(nodes []fwk.NodeInfo, req surge.Request) []domain {
+func groupByDomain(nodes []fwk.NodeInfo, req surge.Request, freeOf func([]fwk.NodeInfo, v1.ResourceName) int64) []domain {
 	if req.PackDomain == "" {
 		return []domain{{nodes: nodes}}
 	}
@@ -224,14 +224,28 @@ func requests(p *v1.Pod) v1.ResourceList {
 	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 }
 
-// freeOf is the allocatable minus requested amount of r over schedulable nodes.
-func freeOf(nodes []fwk.NodeInfo, r v1.ResourceName) int64 {
+// freeOf is the allocatable minus requested amount of r over schedulable nodes, less what the
+// gang store holds there for replacements: what a surge could take, as place sees it (a count
+// that included held capacity explained a refusal with "24 free" when all 24 were held).
+func (a *FrameworkAdmitter) freeOf(nodes []fwk.NodeInfo, r v1.ResourceName) int64 {
 	var free int64
 	for _, n := range nodes {
 		if n.Node().Spec.Unschedulable {
 			continue
 		}
-		free += freeOn(n, r)
+		f := freeOn(n, r)
+		if a.gangs != nil && a.gangs.HasActiveHolds() {
+			held, _ := gangplugin.HeldOn(a.gangs, n, gang.Key{})
+			switch r {
+			case gpu:
+				f -= held.GPU
+			case v1.ResourceCPU:
+				f -= held.MilliCPU
+			case v1.ResourceMemory:
+				f -= held.Memory
+			}
+		}
+		free += max(f, 0)
 	}
 	return free
 }
@@ -249,7 +263,7 @@ func freeOn(n fwk.NodeInfo, r v1.ResourceName) int64 {
 
 // shortfall explains a refusal: the first resource (GPUs first) whose total the best domain
 // cannot hold, or else the reason the placement failed in the best domain.
-func shortfall(req surge.Request, domains []domain, reasons []string) string {
+func shortfall(req surge.Request, domains []domain, reasons []string, freeOf func([]fwk.NodeInfo, v1.ResourceName) int64) string {
 	need := v1.ResourceList{}
 	for _, p := range req.Pods {
 		for r, q := range requests(p) {
