@@ -166,10 +166,11 @@ func (p *Adapter) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node
 
 // Unreserve runs when a reserved member is rejected (Permit timeout, a sibling's failure, a
 // failed bind). An incomplete gang is released as a whole and backs off, unless the member
-// was deleted while it was placed: the gang did not fail to fit, and its controller makes
-// the member again at once (the deletion already released the siblings waiting in Permit).
-// Backing off then held a rolling update's replacement for the whole back-off (5 s a
-// member deleted under its cycle, measured in make perf-updates).
+// or a sibling its quorum needs was deleted while it was placed: the gang did not fail to
+// fit, and its controller makes the members again at once (the deletion already released the
+// siblings waiting in Permit; the replacements' arrival wakes the gang). Backing off then held
+// a rolling update's replacement for the whole back-off (5 s, measured in make perf-updates:
+// the queue admitted a replacement before the pod handler had seen its old siblings go).
 func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
 	k, ok := p.keyOf(pod)
 	if !ok {
@@ -182,6 +183,10 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	// written.
 	p.status.Enqueue(k)
 	if deleted || p.store.Membership().IsSurge(pod) || p.store.QuorumBound(k) {
+		return
+	}
+	if !p.store.MembersPresent(k) {
+		p.rejectWaiting(k, fmt.Sprintf("%s lost members its quorum needs; it is tried again when they exist", k))
 		return
 	}
 	if left, _ := p.store.Backoff(k); left > 0 {

@@ -317,6 +317,20 @@ func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
 	if left, _ := pl.Store().Backoff(k); left > 0 {
 		t.Fatalf("gang backs off for %s after a member deleted under its cycle", left)
 	}
+	// A sibling deleted under the cycle (a rolling update replaces a group replica: the queue
+	// may admit the new member before the pod handler has seen its old siblings go): the
+	// gang waits for the replacements, not for a back-off.
+	pl.Store().UpsertPod(p0)
+	pl.Reserve(ctx, nil, p1, "n1")
+	pl.Store().DeletePod(p0)
+	if st, _ := pl.Permit(ctx, nil, p1, "n1"); st.IsSuccess() || st.IsWait() {
+		t.Fatalf("Permit of a member whose sibling is gone: %v, want a rejection", st)
+	}
+	pl.Unreserve(ctx, nil, p1, "n1")
+	if left, _ := pl.Store().Backoff(k); left > 0 {
+		t.Fatalf("gang backs off for %s after a sibling was deleted under its cycle", left)
+	}
+	pl.Store().UpsertPod(p0)
 	pl.Reserve(ctx, nil, p1, "n1")
 	pl.Unreserve(ctx, nil, p1, "n1")
 	if left, _ := pl.Store().Backoff(k); left <= 0 {
