@@ -12,8 +12,9 @@ import (
 	schedulingv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduling/v1alpha1"
 )
 
-// SpecFromPodGang reads a PodGang in the terms of the rules. Only the gang-level packing
-// constraint is used; podgroup-level and group-config constraints are not enforced.
+// SpecFromPodGang reads a PodGang in the terms of the rules, with its packing constraints at
+// every level: the gang's, each topologyConstraintGroupConfig's (podgroup names it lists that
+// the gang does not have are left out) and each podgroup's.
 func SpecFromPodGang(pg *schedv1.PodGang) Spec {
 	s := Spec{
 		Key:         Key{Kind: KindPodGang, Namespace: pg.Namespace, Name: pg.Name},
@@ -34,17 +35,42 @@ func SpecFromPodGang(pg *schedv1.PodGang) Spec {
 				pods = append(pods, ref.Name)
 			}
 		}
-		s.PodGroups = append(s.PodGroups, PodGroup{Name: g.Name, MinReplicas: g.MinReplicas, Pods: pods})
+		s.PodGroups = append(s.PodGroups, PodGroup{Name: g.Name, MinReplicas: g.MinReplicas, Pods: pods, Pack: packOf(g.TopologyConstraint)})
 	}
-	if tc := pg.Spec.TopologyConstraint; tc != nil && tc.PackConstraint != nil {
-		if r := tc.PackConstraint.Required; r != nil {
-			s.Pack.Required = *r
+	s.Pack = packOf(pg.Spec.TopologyConstraint)
+	for _, c := range pg.Spec.TopologyConstraintGroupConfigs {
+		gp := GroupPack{Name: c.Name, Pack: packOf(c.TopologyConstraint)}
+		if gp.Pack == (Pack{}) {
+			continue
 		}
-		if p := tc.PackConstraint.Preferred; p != nil {
-			s.Pack.Preferred = *p
+		for _, name := range c.PodGroupNames {
+			for i := range s.PodGroups {
+				if s.PodGroups[i].Name == name {
+					gp.PodGroups = append(gp.PodGroups, i)
+					break
+				}
+			}
+		}
+		if len(gp.PodGroups) > 0 {
+			s.GroupPacks = append(s.GroupPacks, gp)
 		}
 	}
 	return s
+}
+
+// packOf reads a PodGang topology constraint.
+func packOf(tc *schedv1.TopologyConstraint) Pack {
+	var p Pack
+	if tc == nil || tc.PackConstraint == nil {
+		return p
+	}
+	if r := tc.PackConstraint.Required; r != nil {
+		p.Required = *r
+	}
+	if v := tc.PackConstraint.Preferred; v != nil {
+		p.Preferred = *v
+	}
+	return p
 }
 
 // SpecFromPodGroup reads a scheduler-plugins PodGroup: one podgroup of minMember members,
@@ -118,6 +144,9 @@ func ScheduledCondition(st Status, generation int64) metav1.Condition {
 	case st.Established:
 		c.Status, c.Reason = metav1.ConditionTrue, "QuorumBound"
 		c.Message = "every podgroup reached minReplicas bound pods; the gang is established"
+		if st.PackNote != "" {
+			c.Message += "; preferred packing not kept: " + st.PackNote
+		}
 		// The transition is when the quorum bound, not when the status got written.
 		if !st.EstablishedAt.IsZero() {
 			c.LastTransitionTime = metav1.NewTime(st.EstablishedAt)

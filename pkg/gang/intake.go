@@ -303,7 +303,7 @@ func (s *Store) removePod(pod *v1.Pod, left bool) {
 		}
 	}
 	if !anyPlaced(e) {
-		e.establishedAt, e.domain = time.Time{}, ""
+		e.establishedAt, e.domain, e.packNote = time.Time{}, "", ""
 	}
 	s.dropIfEmptyLocked(k, e)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // PlacedNodes lists the nodes of bound and assumed members.
@@ -41,6 +43,51 @@ func (s *Store) SetDomain(k Key, domain string) {
 	if e := s.gangs[k]; e != nil {
 		e.domain = domain
 	}
+}
+
+// SetPackNote records which preferred packing levels the gang's placement could not keep ("":
+// all kept). It reports whether the note changed.
+func (s *Store) SetPackNote(k Key, note string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.gangs[k]
+	if e == nil || e.packNote == note {
+		return false
+	}
+	e.packNote = note
+	return true
+}
+
+// PackMembers is what multi-level packing reads of a gang (ChooseDomains): its placed members
+// (assumed or bound, with their nodes) and the pending ones its quorum still needs, pod
+// among them when it is pending, each with its podgroup; and pod's podgroup (-1 when it is in
+// none).
+func (s *Store) PackMembers(k Key, pod *v1.Pod) ([]TopoMember, int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return nil, -1
+	}
+	var out []TopoMember
+	group, listed := -1, false
+	for _, m := range e.members {
+		if (m.State == Bound || m.State == Assumed) && m.Node != "" && m.Group >= 0 {
+			out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests, Node: m.Node})
+		}
+	}
+	for _, m := range deficitLocked(e) {
+		out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests})
+		listed = listed || m.Name == pod.Name
+	}
+	if m := e.members[pod.Name]; m != nil {
+		group = m.Group
+		if !listed && m.State == Pending && m.Group >= 0 {
+			out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, group
 }
 
 // PlacedSummary names the gang's bound members and their nodes, "a-0 on n1, a-1 on n2", in

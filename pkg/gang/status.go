@@ -30,6 +30,9 @@ type Status struct {
 	// Disruption is set while the gang carries the mark of a preemption that took it whole
 	// and it has not been established again since.
 	Disruption *Disruption
+	// PackNote says which preferred packing levels the placement could not keep, "" when it
+	// kept them all.
+	PackNote string
 }
 
 // Status summarises a gang.
@@ -40,7 +43,7 @@ func (s *Store) Status(k Key) Status {
 	if e == nil {
 		return Status{}
 	}
-	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members), Served: e.served}
+	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members), Served: e.served, PackNote: e.packNote}
 	nodes := map[string]struct{}{}
 	for _, m := range e.members {
 		if m.State == Bound {

@@ -64,6 +64,9 @@ type entry struct {
 	wait          Wait
 	// domain is the value of the required pack label chosen for this gang.
 	domain string
+	// packNote says which preferred packing levels the gang's placement could not keep
+	// (topology.go); cleared with domain.
+	packNote string
 	// served is set once a member for this scheduler has been seen, and stays while the entry
 	// lives: a gang with no such member belongs to another scheduler, whose status and events
 	// are not Phalanx's to write (DESIGN.md rule 10).

@@ -155,6 +155,17 @@ type PodGroup struct {
 	MinReplicas int32
 	// Pods are the names of the pods the gang lists for this group (podReferences).
 	Pods []string
+	// Pack packs the podgroup's members (PodGang podgroups[].topologyConstraint).
+	Pack Pack
+}
+
+// GroupPack packs the members of some podgroups together (PodGang
+// topologyConstraintGroupConfigs: one scaling-group replica inside one NVLink domain, say).
+type GroupPack struct {
+	Name string
+	// PodGroups are indices into Spec.PodGroups.
+	PodGroups []int
+	Pack      Pack
 }
 
 // Pack is a topology packing constraint: node label keys whose value members share.
@@ -184,8 +195,11 @@ const (
 type Spec struct {
 	Key       Key
 	PodGroups []PodGroup
-	Pack      Pack
-	CreatedAt time.Time
+	// Pack packs the whole gang; GroupPacks and each podgroup's Pack pack parts of it (see
+	// Levels: every level holds at once, each inside the ones that contain it).
+	Pack       Pack
+	GroupPacks []GroupPack
+	CreatedAt  time.Time
 	UID       types.UID
 	// Scheduled is true when the object's status has condition Scheduled=True: the gang was
 	// established before (possibly by another scheduler instance).

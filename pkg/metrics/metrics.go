@@ -85,6 +85,13 @@ var (
 		Help:           "Times a pod (or a gang) was kept off capacity held for another gang's replacements.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// PreferredPackingFallbacks counts preferred packing levels that a gang's placement could
+	// not keep (no domain had room for the level's members), by gang kind.
+	PreferredPackingFallbacks = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "preferred_packing_fallbacks_total",
+		Help:           "Preferred topology packing levels (gang, group config or podgroup) that a gang's placement could not keep, by gang kind.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
 	// ExtrasHeld counts pods above their gang's minimum turned away for another gang's minimum.
 	ExtrasHeld = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace: namespace, Name: "extras_held_total",
@@ -168,7 +175,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
-			ReservationBlockedPods, ExtrasHeld, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
+			ReservationBlockedPods, ExtrasHeld, PreferredPackingFallbacks, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }
 

@@ -180,11 +180,15 @@ func Desired(set *grovev1.PodCliqueSet, obs Observed) *World {
 				if j >= int(minAvail) {
 					gang = b.gang(ScaledPodGangName(pcs.Name, r, cfg.Name, j), base.Name)
 				}
+				var podGroups []string
 				for _, cn := range cfg.CliqueNames {
 					if c := cliques[cn]; c != nil {
-						b.clique(c, GroupCliqueName(pcs.Name, r, cfg.Name, j, cn), gang, cfg, j, nil)
+						name := GroupCliqueName(pcs.Name, r, cfg.Name, j, cn)
+						b.clique(c, name, gang, cfg, j, nil)
+						podGroups = append(podGroups, name)
 					}
 				}
+				groupConstraint(gang, cfg, ScaledPodGangName(pcs.Name, r, cfg.Name, j), podGroups)
 			}
 		}
 	}
@@ -296,18 +300,37 @@ func (b *replicaBuilder) gang(name, base string) *schedv1.PodGang {
 	if base != "" {
 		g.Labels[grovev1.LabelBasePodGang] = base
 	}
-	if tc := b.pcs.Spec.Template.TopologyConstraint; tc.RequiredDomain() != "" || tc.PreferredDomain() != "" {
-		pack := &schedv1.TopologyPackConstraint{}
-		if d := tc.RequiredDomain(); d != "" {
-			pack.Required = ptr.To(d)
-		}
-		if d := tc.PreferredDomain(); d != "" {
-			pack.Preferred = ptr.To(d)
-		}
-		g.Spec.TopologyConstraint = &schedv1.TopologyConstraint{PackConstraint: pack}
-	}
+	g.Spec.TopologyConstraint = gangConstraint(b.pcs.Spec.Template.TopologyConstraint)
 	b.world.PodGangs = append(b.world.PodGangs, g)
 	return g
+}
+
+// gangConstraint is a Grove topology constraint as a PodGang writes it (Phalanx's domains are
+// node label keys); nil when it packs nothing.
+func gangConstraint(tc *grovev1.TopologyConstraint) *schedv1.TopologyConstraint {
+	if tc.RequiredDomain() == "" && tc.PreferredDomain() == "" {
+		return nil
+	}
+	pack := &schedv1.TopologyPackConstraint{}
+	if d := tc.RequiredDomain(); d != "" {
+		pack.Required = ptr.To(d)
+	}
+	if d := tc.PreferredDomain(); d != "" {
+		pack.Preferred = ptr.To(d)
+	}
+	return &schedv1.TopologyConstraint{PackConstraint: pack}
+}
+
+// groupConstraint adds to gang the packing of one scaling-group replica (a
+// topologyConstraintGroupConfig over its cliques' podgroups, as Grove writes it), when the
+// group's template packs.
+func groupConstraint(gang *schedv1.PodGang, cfg *grovev1.PodCliqueScalingGroupConfig, name string, podGroups []string) {
+	tc := gangConstraint(cfg.TopologyConstraint)
+	if tc == nil || len(podGroups) == 0 {
+		return
+	}
+	gang.Spec.TopologyConstraintGroupConfigs = append(gang.Spec.TopologyConstraintGroupConfigs,
+		schedv1.TopologyConstraintGroupConfig{Name: name, PodGroupNames: podGroups, TopologyConstraint: tc})
 }
 
 func (b *replicaBuilder) scalingGroup(cfg *grovev1.PodCliqueScalingGroupConfig, name string, replicas, minAvail int32) {
@@ -365,7 +388,7 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 	b.world.Cliques = append(b.world.Cliques, pclq)
 
 	hash := b.hash(c)
-	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c)}
+	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c), TopologyConstraint: gangConstraint(c.TopologyConstraint)}
 	indices := make([]int, 0, int(c.Spec.Replicas)+len(surge))
 	for i := 0; i < int(c.Spec.Replicas); i++ {
 		indices = append(indices, i)

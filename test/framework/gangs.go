@@ -41,6 +41,8 @@ type Gang struct {
 	// PriorityClassName is set on every pod (the API server's Priority admission gives them
 	// its value).
 	PriorityClassName string
+	// Customize, when set, edits the PodGang's spec before it is created (topology levels).
+	Customize func(*schedv1.PodGangSpec)
 }
 
 // PodName is the name of the i-th pod of group g.
@@ -58,6 +60,9 @@ func (g Gang) PodGang() *schedv1.PodGang {
 	}
 	if g.PackRequired != "" {
 		pg.Spec.TopologyConstraint = &schedv1.TopologyConstraint{PackConstraint: &schedv1.TopologyPackConstraint{Required: ptr.To(g.PackRequired)}}
+	}
+	if g.Customize != nil {
+		g.Customize(&pg.Spec)
 	}
 	return pg
 }

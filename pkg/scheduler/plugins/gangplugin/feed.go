@@ -243,3 +243,7 @@ func (p *Adapter) markDisrupted(k gang.Key, note string) { p.store.MarkDisrupted
 
 // setDomain records the topology domain chosen for the gang.
 func (p *Adapter) setDomain(k gang.Key, domain string) { p.store.SetDomain(k, domain) }
+
+// setPackNote records which preferred packing levels the gang's placement could not keep; it
+// reports whether that changed.
+func (p *Adapter) setPackNote(k gang.Key, note string) bool { return p.store.SetPackNote(k, note) }

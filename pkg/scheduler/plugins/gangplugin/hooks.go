@@ -33,8 +33,9 @@ func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 
 // PreFilter rejects members of a gang in back-off, and a gang whose members still to be
 // placed cannot fit into the free capacity of the cluster (or of any domain of its required
-// packing label) before any member holds resources. With required packing it narrows the
-// nodes to the gang's domain. The first member of a quorum to be tried plans every member the
+// packing label, or of any domain of a required level inside it) before any member holds
+// resources. With required packing it narrows the nodes to the gang's domain, and to the
+// domains of the member's own levels (pack.go). The first member of a quorum to be tried plans every member the
 // quorum needs in one pass (plan.go); each planned member's cycle is narrowed to its node.
 func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
@@ -60,7 +61,7 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		}
 	}
 	spec, _ := p.store.Spec(k)
-	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: spec.Pack.Preferred}
+	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU}
 	state.Write(p.stateKey(), cs)
 	reject := func(reason, msg string) (*fwk.PreFilterResult, *fwk.Status) {
 		cs.gangRejected = true
@@ -86,18 +87,26 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		}
 	}
 	var result *fwk.PreFilterResult
-	if key := spec.Pack.Required; key != "" {
+	levels := spec.Levels()
+	if key := spec.Pack.Required; key != "" && len(levels) == 0 {
 		domain, names, msg := p.chooseDomain(k, key, pod, nodes)
 		if domain == "" {
 			return reject(gang.ReasonNoTopologyDomain, msg)
 		}
 		result = &fwk.PreFilterResult{NodeNames: names}
 	}
-	if cs.preferredKey != "" {
-		cs.preferredDomain = p.preferredDomain(k, cs.preferredKey, nodes)
+	gangResult := result
+	if len(levels) > 0 {
+		pack, msg := p.packLevels(klog.FromContext(ctx), k, &spec, levels, pod, nodes)
+		if msg != "" {
+			return reject(gang.ReasonNoTopologyDomain, msg)
+		}
+		cs.pack = pack
+		cs.prefs = pack.prefs(pod, func(key string) string { return p.preferredDomain(k, key, nodes) })
+		gangResult, result = pack.gangNodes(nodes), pack.narrow(pod, nodes)
 	}
 	if !surge {
-		if planned, st, ok := p.plan(ctx, k, pod, nodes, result, cs); ok {
+		if planned, st, ok := p.plan(ctx, k, pod, nodes, gangResult, cs); ok {
 			return planned, st
 		}
 	}

@@ -78,24 +78,20 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 	if len(pods) < 2 || !containsPod(pods, pod) || !plannable(pods) {
 		return nil, nil, false
 	}
-	cand := nodes
-	if narrowed != nil && !narrowed.AllNodes() {
-		cand = make([]fwk.NodeInfo, 0, narrowed.NodeNames.Len())
-		for _, n := range nodes {
-			if narrowed.NodeNames.Has(n.Node().Name) {
-				cand = append(cand, n)
-			}
-		}
-	}
+	// narrowed is the gang's domain: the pack's filter keeps each member to its own levels'.
+	cand := candidates(nodes, narrowed)
 	in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pods, Nodes: cand, Score: func(pod *v1.Pod, placed []fwk.NodeInfo) func(fwk.NodeInfo) int64 {
-		member := &cycleState{gpus: gang.RequestsOf(pod).GPU, preferredKey: cs.preferredKey, preferredDomain: cs.preferredDomain}
-		if member.preferredKey != "" && member.preferredDomain == "" {
-			// No member was placed before the pass: prefer where the pass put the first ones.
-			member.preferredDomain = mostCommon(placed, member.preferredKey)
+		member := &cycleState{gpus: gang.RequestsOf(pod).GPU}
+		if cs.pack != nil {
+			// A level with no domain prefers where the pass put its first members.
+			member.prefs = cs.pack.prefs(pod, func(key string) string { return mostCommon(placed, key) })
 		}
 		return func(n fwk.NodeInfo) int64 { return gangScore(member, n) }
 	}}
 	in.Filter = p.holdsFilter()
+	if cs.pack != nil {
+		in.Filter = cs.pack.filter(in.Filter)
+	}
 	res, err := pl.Plan(ctx, in)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("planning %s: %w", k, err)), true

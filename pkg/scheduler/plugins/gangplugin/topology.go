@@ -18,11 +18,17 @@ type cycleState struct {
 	gangRejected bool
 	// extraHeld: PreFilter turned the pod away for another gang's minimum (holdExtra): not a
 	// failure of its gang, nothing to release or preempt for.
-	extraHeld       bool
-	gpus            int64
-	preferredKey    string
-	preferredDomain string
+	extraHeld bool
+	gpus      int64
+	// prefs are the preferred packing domains of the member's levels: a node in more of them
+	// scores higher (gangScore).
+	prefs []prefDomain
+	// pack is the gang's multi-level packing for this attempt (nil when it has no levels).
+	pack *memberPack
 }
+
+// prefDomain is a preferred packing domain: a value of a node label; "" for none.
+type prefDomain struct{ key, value string }
 
 func (c *cycleState) Clone() fwk.StateData { return c }
 
@@ -162,15 +168,15 @@ func (p *Adapter) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _
 	if err != nil {
 		return fwk.NewStatus(fwk.Skip)
 	}
-	if cs := raw.(*cycleState); cs.gpus == 0 && cs.preferredKey == "" {
+	if cs := raw.(*cycleState); cs.gpus == 0 && len(cs.prefs) == 0 {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil
 }
 
 // Score prefers nodes that are already partly used by GPU pods (bin-packing, so that whole
-// nodes stay free for multi-GPU members) and, with a preferred packing label, nodes in the
-// domain where the gang already is.
+// nodes stay free for multi-GPU members) and nodes in the preferred packing domains of the
+// member's levels (pack.go).
 func (p *Adapter) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
 	raw, err := state.Read(p.stateKey())
 	if err != nil {
@@ -188,12 +194,22 @@ func gangScore(cs *cycleState, n fwk.NodeInfo) int64 {
 			score = min(used*fwk.MaxNodeScore/alloc, fwk.MaxNodeScore)
 		}
 	}
-	if cs.preferredKey == "" {
+	if len(cs.prefs) == 0 {
 		return score
 	}
+	var in, of int64
+	for _, d := range cs.prefs {
+		if d.value == "" {
+			continue
+		}
+		of++
+		if n.Node().Labels[d.key] == d.value {
+			in++
+		}
+	}
 	var pref int64
-	if cs.preferredDomain != "" && n.Node().Labels[cs.preferredKey] == cs.preferredDomain {
-		pref = fwk.MaxNodeScore
+	if of > 0 {
+		pref = fwk.MaxNodeScore * in / of
 	}
 	return (score + pref) / 2
 }

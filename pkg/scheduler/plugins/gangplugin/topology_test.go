@@ -88,7 +88,7 @@ func TestScore(t *testing.T) {
 		t.Fatalf("preferred domain %q, want rack-a where member 0 is", pref)
 	}
 	state := framework.NewCycleState()
-	state.Write(a.stateKey(), &cycleState{gpus: 4, preferredKey: rackKey, preferredDomain: pref})
+	state.Write(a.stateKey(), &cycleState{gpus: 4, prefs: []prefDomain{{key: rackKey, value: pref}}})
 	score := func(n fwk.NodeInfo) int64 {
 		s, st := a.Score(nil, state, member(1, 4), n)
 		if !st.IsSuccess() {
