@@ -200,7 +200,7 @@ type Spec struct {
 	Pack       Pack
 	GroupPacks []GroupPack
 	CreatedAt  time.Time
-	UID       types.UID
+	UID        types.UID
 	// Scheduled is true when the object's status has condition Scheduled=True: the gang was
 	// established before (possibly by another scheduler instance).
 	Scheduled bool
