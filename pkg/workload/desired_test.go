@@ -153,6 +153,53 @@ func TestGangPackFromGroveTopology(t *testing.T) {
 	}
 }
 
+// A scaling group's topology constraint packs each of its replicas (a
+// topologyConstraintGroupConfig over the replica's cliques' podgroups, in whichever gang the
+// replica is in) and a clique's packs its podgroup, as Grove writes them.
+func TestGangLevelsFromGroveTopology(t *testing.T) {
+	pcs := loadSample(t, "disaggregated.yaml")
+	for i := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		if cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[i]; cfg.Name == "prefill" {
+			cfg.TopologyConstraint = &grovev1.TopologyConstraint{Pack: &grovev1.TopologyPackConstraint{Required: "nvlink-domain"}}
+		}
+	}
+	for i := range pcs.Spec.Template.Cliques {
+		if c := &pcs.Spec.Template.Cliques[i]; c.Name == "decode-worker" {
+			c.TopologyConstraint = &grovev1.TopologyConstraint{Pack: &grovev1.TopologyPackConstraint{Preferred: "rack"}}
+		}
+	}
+	groups, cliques := map[string][]string{}, map[string]string{}
+	for _, g := range Desired(pcs, Observed{}).PodGangs {
+		for _, c := range g.Spec.TopologyConstraintGroupConfigs {
+			if ptr.Deref(c.TopologyConstraint.PackConstraint.Required, "") != "nvlink-domain" {
+				t.Errorf("gang %s group %s packs %+v", g.Name, c.Name, c.TopologyConstraint.PackConstraint)
+			}
+			groups[g.Name+"/"+c.Name] = c.PodGroupNames
+		}
+		for _, pg := range g.Spec.PodGroups {
+			if tc := pg.TopologyConstraint; tc != nil {
+				cliques[pg.Name] = ptr.Deref(tc.PackConstraint.Preferred, "") + ptr.Deref(tc.PackConstraint.Required, "")
+			}
+		}
+	}
+	p := "multinode-disaggregated-inference-0"
+	want := map[string][]string{
+		p + "/" + p + "-prefill-0":           {p + "-prefill-0-prefill-leader", p + "-prefill-0-prefill-worker"},
+		p + "-prefill-1/" + p + "-prefill-1": {p + "-prefill-1-prefill-leader", p + "-prefill-1-prefill-worker"},
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(groups[k], v) {
+			t.Errorf("group config %s: podgroups %v, want %v (all: %v)", k, groups[k], v, groups)
+		}
+	}
+	if len(groups) != 4 { // two PCS replicas, two prefill replicas each
+		t.Errorf("%d group configs, want 4: %v", len(groups), groups)
+	}
+	if cliques[p+"-decode-0-decode-worker"] != "rack" || cliques[p+"-decode-1-decode-worker"] != "rack" || len(cliques) != 4 {
+		t.Errorf("podgroup constraints %v, want rack on each decode-worker podgroup only", cliques)
+	}
+}
+
 // A standalone clique scaled through its PodClique's scale subresource keeps the scaled
 // count until the template's replicas change; its minAvailable never exceeds it.
 func TestCliqueReplicas(t *testing.T) {
