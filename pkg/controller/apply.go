@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -468,14 +467,6 @@ func (a *applier) deletePod(p *corev1.Pod, why string) error {
 	}
 	a.countDelete("Pod")
 	return nil
-}
-
-// gangSpecEqual reports whether the live gang spec cur is the desired want, leaving out the
-// reservation reference (set on the live object only). want is not copied: comparing every
-// gang of a set each pass was a deep copy of each.
-func gangSpecEqual(want, cur schedv1.PodGangSpec) bool {
-	want.ReuseReservationRef = cur.ReuseReservationRef // a shallow copy: want's pointers are only read
-	return apiequality.Semantic.DeepEqual(want, cur)
 }
 
 // withReservationRef is the desired gang spec with the reservation reference the live one

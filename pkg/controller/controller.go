@@ -56,6 +56,8 @@ type Controller struct {
 	gangs          schedlisters.PodGangLister
 	pods           corelisters.PodLister
 	services       corelisters.ServiceLister
+	// index reads a set's children (observe).
+	index childIndexers
 	revisions      appslisters.ControllerRevisionLister
 	synced         []cache.InformerSynced
 	queue          workqueue.TypedRateLimitingInterface[string]
@@ -118,6 +120,13 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		updates: map[string]updateState{},
 
 		releaseLostAfter: DefaultReleaseLostMembersAfter,
+	}
+	c.index = childIndexers{
+		cliques:  addSetIndex(pf.Grove().V1alpha1().PodCliques().Informer()),
+		groups:   addSetIndex(pf.Grove().V1alpha1().PodCliqueScalingGroups().Informer()),
+		gangs:    addSetIndex(pf.Scheduler().V1alpha1().PodGangs().Informer()),
+		pods:     addSetIndex(kf.Core().V1().Pods().Informer()),
+		services: addSetIndex(kf.Core().V1().Services().Informer()),
 	}
 	metrics.Register()
 	c.nodeFactory = kubeinformers.NewSharedInformerFactory(kube, 0)

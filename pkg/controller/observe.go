@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -48,39 +51,90 @@ func (o *observed) setPod(name string, p *corev1.Pod) {
 	o.byLabel = nil
 }
 
+// indexBySet indexes the controller's caches of a PodCliqueSet's children by
+// "<namespace>/<PodCliqueSet name>": a pass reads its set's objects from the index, not by
+// matching a label selector against every object of the namespace (a third of the pass's
+// reading, measured in make perf-updates at 900 pods).
+const indexBySet = "phalanx.dev/podcliqueset"
+
+// setIndex is the indexBySet function: the PodCliqueSet of an object this controller manages.
+func setIndex(obj any) ([]string, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil
+	}
+	l := m.GetLabels()
+	if set := l[grovev1.LabelPodCliqueSet]; set != "" && l[workload.LabelManagedBy] == workload.ManagedBy {
+		return []string{m.GetNamespace() + "/" + set}, nil
+	}
+	return nil, nil
+}
+
+// childIndexers are the caches observe reads, indexed by set.
+type childIndexers struct {
+	cliques, groups, gangs, pods, services cache.Indexer
+}
+
+// addSetIndex adds indexBySet to an informer and returns its indexer.
+func addSetIndex(inf cache.SharedIndexInformer) cache.Indexer {
+	if err := inf.AddIndexers(cache.Indexers{indexBySet: setIndex}); err != nil {
+		// Only a stopped informer or a second index of the same name refuses; New adds it
+		// once, before anything starts.
+		panic(fmt.Sprintf("adding the PodCliqueSet index: %v", err))
+	}
+	return inf.GetIndexer()
+}
+
+// byIndex lists the objects of set key in idx, as T.
+func byIndex[T any](idx cache.Indexer, key string) ([]T, error) {
+	objs, err := idx.ByIndex(indexBySet, key)
+	if err != nil {
+		return nil, fmt.Errorf("reading the %s index: %w", indexBySet, err)
+	}
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		if t, ok := o.(T); ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// observe reads the children of pcs from the caches.
 func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
-	sel := labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueSet: pcs.Name, workload.LabelManagedBy: workload.ManagedBy})
+	key := pcs.Namespace + "/" + pcs.Name
 	o := &observed{cliques: map[string]*grovev1.PodClique{}, groups: map[string]*grovev1.PodCliqueScalingGroup{}, gangs: map[string]*schedv1.PodGang{},
 		pods: map[string]*corev1.Pod{}, services: map[string]*corev1.Service{}}
-	cliques, err := c.cliques.PodCliques(pcs.Namespace).List(sel)
+	cliques, err := byIndex[*grovev1.PodClique](c.index.cliques, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, x := range cliques {
 		o.cliques[x.Name] = x
 	}
-	groups, err := c.groups.PodCliqueScalingGroups(pcs.Namespace).List(sel)
+	groups, err := byIndex[*grovev1.PodCliqueScalingGroup](c.index.groups, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, x := range groups {
 		o.groups[x.Name] = x
 	}
-	gangs, err := c.gangs.PodGangs(pcs.Namespace).List(sel)
+	gangs, err := byIndex[*schedv1.PodGang](c.index.gangs, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, x := range gangs {
 		o.gangs[x.Name] = x
 	}
-	pods, err := c.pods.Pods(pcs.Namespace).List(sel)
+	pods, err := byIndex[*corev1.Pod](c.index.pods, key)
 	if err != nil {
 		return nil, err
 	}
+	o.pods = make(map[string]*corev1.Pod, len(pods))
 	for _, x := range pods {
 		o.pods[x.Name] = x
 	}
-	svcs, err := c.services.Services(pcs.Namespace).List(sel)
+	svcs, err := byIndex[*corev1.Service](c.index.services, key)
 	if err != nil {
 		return nil, err
 	}

@@ -261,11 +261,10 @@ func (b *replicaBuilder) hash(c *grovev1.PodCliqueTemplateSpec) string {
 
 // labels are the labels of every object of the replica.
 func (b *replicaBuilder) labels(extra map[string]string) map[string]string {
-	l := map[string]string{
-		grovev1.LabelPodCliqueSet:             b.pcs.Name,
-		LabelManagedBy:                        ManagedBy,
-		grovev1.LabelPodCliqueSetReplicaIndex: strconv.Itoa(b.replica),
-	}
+	l := make(map[string]string, 3+len(extra))
+	l[grovev1.LabelPodCliqueSet] = b.pcs.Name
+	l[LabelManagedBy] = ManagedBy
+	l[grovev1.LabelPodCliqueSetReplicaIndex] = strconv.Itoa(b.replica)
 	for k, v := range extra {
 		l[k] = v
 	}
@@ -410,7 +409,7 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 }
 
 func (b *replicaBuilder) pod(c *grovev1.PodCliqueTemplateSpec, pclq *grovev1.PodClique, i int, gang *schedv1.PodGang, hash, sgName string, group *grovev1.PodCliqueScalingGroupConfig, groupReplica int) *corev1.Pod {
-	labels := map[string]string{}
+	labels := make(map[string]string, len(pclq.Labels)+4)
 	for k, v := range pclq.Labels {
 		labels[k] = v
 	}
