@@ -57,10 +57,10 @@ type Controller struct {
 	pods           corelisters.PodLister
 	services       corelisters.ServiceLister
 	// index reads a set's children (observe).
-	index childIndexers
-	revisions      appslisters.ControllerRevisionLister
-	synced         []cache.InformerSynced
-	queue          workqueue.TypedRateLimitingInterface[string]
+	index     childIndexers
+	revisions appslisters.ControllerRevisionLister
+	synced    []cache.InformerSynced
+	queue     workqueue.TypedRateLimitingInterface[string]
 
 	// admitter, when set, is asked before every surge member is created.
 	admitter surge.Admitter
