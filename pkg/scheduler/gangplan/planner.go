@@ -29,13 +29,17 @@ import (
 )
 
 // skipped are the plugins a plan does not run: the gang plugins themselves (the planner is
-// theirs; their Filter and Score come in through PlanInput), and plugins whose Filter keeps
-// state in the plugin instance that a second instance cannot share (volume binding, device
-// claims). Members that need those are not planned (gangplugin's plannable).
+// theirs; their Filter and Score come in through PlanInput), and the volume plugins, whose
+// Filter keeps state in the plugin instance that a second instance cannot share. Members
+// with volumes are not planned (Plans). DynamicResources runs when the planner has the
+// scheduler's DRA manager (Install): its allocator reads claims, slices and allocations there,
+// and a member placed in the pass has its allocation signalled in flight (the plugin's
+// Reserve) so that the members after it see its devices taken; the pass withdraws them
+// (Unreserve) before it returns, whatever its outcome.
 var skipped = map[string]bool{
 	"PodGang": true, "PodGroup": true, "WorkloadPodGroup": true,
 	names.VolumeBinding: true, names.VolumeRestrictions: true, names.VolumeZone: true,
-	names.NodeVolumeLimits: true, names.DynamicResources: true,
+	names.NodeVolumeLimits: true,
 }
 
 const (
@@ -61,6 +65,8 @@ type Planner struct {
 	// equal or higher priority nominated to a node (preemptors) as the members' own cycles do;
 	// a plan that ignored them would put a member where its cycle then fails.
 	nominated bool
+	// dra: the framework runs the DynamicResources plugin (with the scheduler's DRA manager).
+	dra bool
 }
 
 var _ gangplugin.Planner = &Planner{}
@@ -78,7 +84,7 @@ func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched 
 		if pct == nil {
 			pct = cc.ComponentConfig.PercentageOfNodesToScore
 		}
-		pl, err := New(ctx, prof, pct, frameworkruntime.WithInformerFactory(cc.InformerFactory),
+		pl, err := NewWithDRA(ctx, prof, pct, h.SharedDRAManager(), frameworkruntime.WithInformerFactory(cc.InformerFactory),
 			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig),
 			frameworkruntime.WithPodNominator(sched.SchedulingQueue))
 		if err != nil {
@@ -92,8 +98,15 @@ func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched 
 }
 
 // New builds a planner with the PreFilter, Filter, PreScore and Score plugins that profile
-// enables (but the skipped ones), configured as the profile configures them.
+// enables (but the skipped ones and DynamicResources), configured as the profile configures
+// them. It plans no member with resource claims.
 func New(ctx context.Context, profile *config.KubeSchedulerProfile, percentage *int32, opts ...frameworkruntime.Option) (*Planner, error) {
+	return NewWithDRA(ctx, profile, percentage, nil, opts...)
+}
+
+// NewWithDRA is New with the scheduler's DRA manager (nil: none): the planner then runs the
+// profile's DynamicResources plugin too and plans members with resource claims.
+func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, percentage *int32, dra fwk.SharedDRAManager, opts ...frameworkruntime.Option) (*Planner, error) {
 	var weight int64 = 1
 	for _, set := range []config.PluginSet{profile.Plugins.MultiPoint, profile.Plugins.Score} {
 		for _, p := range set.Enabled {
@@ -102,35 +115,84 @@ func New(ctx context.Context, profile *config.KubeSchedulerProfile, percentage *
 			}
 		}
 	}
+	withDRA := dra != nil && enables(profile.Plugins, names.DynamicResources)
 	prof := &config.KubeSchedulerProfile{
-		SchedulerName: profile.SchedulerName,
+		// Its own name: plugins key what they add to shared informers by profile name (the
+		// DRA plugin's pod index), and the profile's own instances added theirs already.
+		SchedulerName: profile.SchedulerName + "/gang-planner",
 		PluginConfig:  profile.PluginConfig,
-		Plugins:       planningPlugins(profile.Plugins),
+		Plugins:       planningPlugins(profile.Plugins, withDRA),
 	}
 	lister := &SnapshotLister{}
 	opts = append(opts, frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("gang-planner")))
+	if withDRA {
+		opts = append(opts, frameworkruntime.WithSharedDRAManager(dra))
+	}
 	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
-	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight}, nil
+	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA}, nil
+}
+
+// enables reports whether the profile's plugins run name at Filter: enabled there, or
+// multi-point and not disabled there.
+func enables(in *config.Plugins, name string) bool {
+	if enabledIn(in.Filter, name) {
+		return true
+	}
+	if !enabledIn(in.MultiPoint, name) {
+		return false
+	}
+	for _, p := range in.Filter.Disabled {
+		if p.Name == name || p.Name == "*" {
+			return false
+		}
+	}
+	return true
+}
+
+func enabledIn(s config.PluginSet, name string) bool {
+	for _, p := range s.Enabled {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Plans reports whether a pass judges pod as its own cycle would: not for volumes that bind,
+// and for resource claims only with the DRA plugin.
+func (pl *Planner) Plans(pod *v1.Pod) bool {
+	if len(pod.Spec.ResourceClaims) > 0 && !pl.dra {
+		return false
+	}
+	for _, vol := range pod.Spec.Volumes {
+		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // planningPlugins is the profile's plugin set (its multi-point plugins included) for the
 // PreFilter, Filter, PreScore and Score extension points, without the skipped plugins, and
 // nothing at the other points but what a framework must have.
-func planningPlugins(in *config.Plugins) *config.Plugins {
+func planningPlugins(in *config.Plugins, withDRA bool) *config.Plugins {
 	out := in.DeepCopy()
 	var skip []config.Plugin
 	for n := range skipped {
 		skip = append(skip, config.Plugin{Name: n})
 	}
+	if !withDRA {
+		skip = append(skip, config.Plugin{Name: names.DynamicResources})
+	}
 	sort.Slice(skip, func(i, j int) bool { return skip[i].Name < skip[j].Name })
 	drop := func(s *config.PluginSet) {
 		kept := s.Enabled[:0]
 		for _, p := range s.Enabled {
-			if !skipped[p.Name] {
+			if !skipped[p.Name] && (withDRA || p.Name != names.DynamicResources) {
 				kept = append(kept, p)
 			}
 		}
@@ -142,6 +204,10 @@ func planningPlugins(in *config.Plugins) *config.Plugins {
 	}
 	none := config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}
 	out.PreEnqueue, out.PostFilter, out.Reserve, out.Permit, out.PreBind, out.PostBind = none, none, none, none, none, none
+	if withDRA {
+		// Reserve signals a planned member's allocation in flight; Unreserve withdraws it.
+		out.Reserve = config.PluginSet{Enabled: []config.Plugin{{Name: names.DynamicResources}}, Disabled: []config.Plugin{{Name: "*"}}}
+	}
 	out.QueueSort = config.PluginSet{Enabled: []config.Plugin{{Name: names.PrioritySort}}, Disabled: []config.Plugin{{Name: "*"}}}
 	out.Bind = config.PluginSet{Enabled: []config.Plugin{{Name: names.DefaultBinder}}, Disabled: []config.Plugin{{Name: "*"}}}
 	return out
@@ -163,6 +229,13 @@ func (l *SnapshotLister) CompositePodGroupStates() fwk.CompositePodGroupStateLis
 }
 func (l *SnapshotLister) CompositePodGroups() fwk.CompositePodGroupLister {
 	return l.Cur.CompositePodGroups()
+}
+
+// reservedPod is a member whose device allocation the pass signalled in flight.
+type reservedPod struct {
+	state fwk.CycleState
+	pod   *v1.Pod
+	node  string
 }
 
 // placedPod is a member placed earlier in the pass, on its (copied) node.
@@ -202,6 +275,15 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		return n
 	}
 	toFind := pl.numFeasibleNodesToFind(len(in.Nodes))
+	// Members whose device allocations the pass signalled in flight, withdrawn (in reverse)
+	// before it returns: the plan reserves nothing.
+	var reserved []reservedPod
+	defer func() {
+		for i := len(reserved) - 1; i >= 0; i-- {
+			r := reserved[i]
+			pl.fw.RunReservePluginsUnreserve(ctx, r.state, r.pod, r.node)
+		}
+	}()
 	for _, pod := range in.Pods {
 		state := framework.NewCycleState()
 		pre, st, _ := pl.fw.RunPreFilterPlugins(ctx, state, pod)
@@ -233,6 +315,18 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		best, err := pl.best(ctx, state, pod, feasible, placed, in)
 		if err != nil {
 			return res, err
+		}
+		if pl.dra && !in.Detached && len(pod.Spec.ResourceClaims) > 0 {
+			// The members after it must see its devices taken, as its own Reserve will take them.
+			if st := pl.fw.RunReservePluginsReserve(ctx, state, pod, best.Node().Name); !st.IsSuccess() {
+				pl.fw.RunReservePluginsUnreserve(ctx, state, pod, best.Node().Name)
+				if st.Code() == fwk.Error {
+					return res, fmt.Errorf("Reserve of %s's devices on %s: %w", pod.Name, best.Node().Name, st.AsError())
+				}
+				res.Failed, res.Reason = pod, st.Message()
+				return res, nil
+			}
+			reserved = append(reserved, reservedPod{state: state, pod: pod, node: best.Node().Name})
 		}
 		c := best.Snapshot()
 		onNode := pod.DeepCopy()

@@ -181,7 +181,7 @@ func groupByDomain(nodes []fwk.NodeInfo, req surge.Request, freeOf func([]fwk.No
 // the capacity the gang store holds for replacements kept out. It returns why the first pod
 // that fits nowhere does not.
 func (a *FrameworkAdmitter) place(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
-	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: a.notHeld})
+	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: a.notHeld, Detached: true})
 	if err != nil {
 		// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
 		return false, "", fmt.Errorf("surge admission: %w", err)

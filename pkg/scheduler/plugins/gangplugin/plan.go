@@ -18,6 +18,10 @@ import (
 // and binds nothing. pkg/scheduler/gangplan implements it with the profile's own plugins.
 type Planner interface {
 	Plan(ctx context.Context, in PlanInput) (PlanResult, error)
+	// Plans reports whether the planner judges pod as its own cycle would (it runs every
+	// plugin the pod's Filter depends on): a gang with a member it does not plan is placed
+	// member by member.
+	Plans(pod *v1.Pod) bool
 }
 
 // PlanInput is one planning pass.
@@ -35,6 +39,11 @@ type PlanInput struct {
 	// their nodes are copied without them, and the PreFilter state of every pod of the pass
 	// discounts them. The snapshot is not written.
 	Evicted []*v1.Pod
+	// Detached: the pass runs outside the scheduling cycle (surge admission, concurrently with
+	// it). It then signals no device allocation in flight, which a concurrent cycle would see:
+	// members with resource claims are each checked against the devices free before the pass,
+	// not against each other's.
+	Detached bool
 	// Score returns, for a pod of the pass and the nodes of the pods placed before it in the
 	// pass, the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
 	// preferred packing), which the planner adds with the plugin's weight; nil for none.
@@ -67,15 +76,15 @@ func (p *Adapter) plannedNode(k gang.Key, pod *v1.Pod) (string, bool) {
 // plan places, in one pass, every member the gang needs for its quorum when pod is one of
 // them, and narrows pod's cycle to its node; a gang with no complete placement is released
 // before any member holds a node. ok is false when planning has nothing to say (no planner, a
-// deficit of one member, a member the quorum does not need, members with volume or device
-// claims): the cycle then runs over every node as it would without a plan.
+// deficit of one member, a member the quorum does not need, a member the planner does not
+// plan: volumes that bind): the cycle then runs over every node as it would without a plan.
 func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk.NodeInfo, narrowed *fwk.PreFilterResult, cs *cycleState) (result *fwk.PreFilterResult, st *fwk.Status, ok bool) {
 	pl := p.planner()
 	if pl == nil {
 		return nil, nil, false
 	}
 	pods := p.store.DeficitPods(k)
-	if len(pods) < 2 || !containsPod(pods, pod) || !plannable(pods) {
+	if len(pods) < 2 || !containsPod(pods, pod) || !plannable(pl, pods) {
 		return nil, nil, false
 	}
 	// narrowed is the gang's domain: the pack's filter keeps each member to its own levels'.
@@ -133,20 +142,27 @@ func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {
 	return false
 }
 
-// plannable reports whether the planner's plugins judge the pods as their own cycles would.
-// The planner runs no volume or device-claim plugins (their Filter keeps per-cycle state in
-// the plugin that a second instance cannot share): members with claims or volumes that bind
-// are placed member by member.
-func plannable(pods []*v1.Pod) bool {
+// plannable reports whether the planner (nil: none) plans every one of pods.
+func plannable(pl Planner, pods []*v1.Pod) bool {
+	if pl == nil {
+		return false
+	}
 	for _, pod := range pods {
-		if len(pod.Spec.ResourceClaims) > 0 {
+		if !pl.Plans(pod) {
 			return false
-		}
-		for _, vol := range pod.Spec.Volumes {
-			if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// withClaims reports whether any of pods has resource claims: preemption does not weigh the
+// devices its victims would free (the planner removes victims from nodes, not from the
+// devices the DRA plugin counts as allocated).
+func withClaims(pods []*v1.Pod) bool {
+	for _, pod := range pods {
+		if len(pod.Spec.ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -187,8 +187,8 @@ func (p *Adapter) preemptorOf(pod *v1.Pod, k gang.Key, member bool) (*preemptor,
 	} else {
 		pre.label = fmt.Sprintf("%s member %s", k, pod.Name)
 	}
-	if !plannable(pre.pods) {
-		return nil, fmt.Sprintf("%s: members with volumes or resource claims are not placed by the planner, so preemption cannot weigh them", k)
+	if !plannable(p.planner(), pre.pods) || withClaims(pre.pods) {
+		return nil, fmt.Sprintf("%s: members with volumes or resource claims: preemption cannot weigh what their victims would free", k)
 	}
 	return pre, ""
 }
