@@ -57,7 +57,11 @@ type Controller struct {
 	pods           corelisters.PodLister
 	services       corelisters.ServiceLister
 	// index reads a set's children (observe).
-	index     childIndexers
+	index childIndexers
+	// desired keeps each set's replica worlds between its passes (workload.DesiredCache);
+	// one worker at a time passes over a set, so each cache is used by one goroutine at once.
+	desiredMu sync.Mutex
+	desired   map[string]*workload.DesiredCache
 	revisions appslisters.ControllerRevisionLister
 	synced    []cache.InformerSynced
 	queue     workqueue.TypedRateLimitingInterface[string]
@@ -527,4 +531,26 @@ func snake(reason string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// desiredOf is the desired-world cache of the set with queue key key.
+func (c *Controller) desiredOf(key string) *workload.DesiredCache {
+	c.desiredMu.Lock()
+	defer c.desiredMu.Unlock()
+	if c.desired == nil {
+		c.desired = map[string]*workload.DesiredCache{}
+	}
+	dc := c.desired[key]
+	if dc == nil {
+		dc = &workload.DesiredCache{}
+		c.desired[key] = dc
+	}
+	return dc
+}
+
+// forgetDesired drops the cache of a set that is gone.
+func (c *Controller) forgetDesired(key string) {
+	c.desiredMu.Lock()
+	defer c.desiredMu.Unlock()
+	delete(c.desired, key)
 }

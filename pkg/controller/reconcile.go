@@ -13,7 +13,6 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
 	"github.com/phalanx-sched/phalanx/pkg/update"
-	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
 // Reconcile brings one PodCliqueSet's children to the desired world and writes statuses.
@@ -37,6 +36,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		c.trackUpdate(key, updateState{})
 		c.expect.forget(key)
 		c.own.forget(key)
+		c.forgetDesired(key)
 		stepped = false
 		c.steps.forget(key)
 		return nil // owner references let the garbage collector remove the children
@@ -109,7 +109,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if _, err := c.syncHistory(ctx, pcs, ro.revision, pcs.Status.CompleteRevision); err != nil {
 		return err
 	}
-	want := workload.Desired(pcs, ro.observed(obs))
+	want := c.desiredOf(key).Desired(pcs, ro.observed(obs))
 	a := &applier{c: c, ctx: ctx, pcs: pcs}
 	if err := a.apply(obs, want, ro); err != nil {
 		return err

@@ -48,7 +48,7 @@ func (c *Controller) admitSurges(ctx context.Context, pcs *grovev1.PodCliqueSet,
 	if len(members) == 0 {
 		return nil, nil
 	}
-	want := workload.Desired(pcs, ro.observed(obs))
+	want := c.desiredOf(pcs.Namespace+"/"+pcs.Name).Desired(pcs, ro.observed(obs))
 	gangs := map[string]gang.Spec{}
 	for _, g := range want.PodGangs {
 		gangs[g.Name] = gang.SpecFromPodGang(g)

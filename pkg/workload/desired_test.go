@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +14,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func loadSample(t *testing.T, name string) *grovev1.PodCliqueSet {
@@ -264,5 +268,81 @@ func TestDesiredReplicaTemplates(t *testing.T) {
 		if pod.Name != plain.Pods[i].Name || pod.Labels[grovev1.LabelPodTemplateHash] != want || pod.Spec.Containers[0].Image != image {
 			t.Errorf("replica %s pod %s: hash %s image %s; want %s %s", r, pod.Name, pod.Labels[grovev1.LabelPodTemplateHash], pod.Spec.Containers[0].Image, want, image)
 		}
+	}
+}
+
+// DesiredCache gives the world Desired gives, pass after pass, while the inputs change as an
+// update changes them (existing pods, scaled cliques and groups, surge members, held
+// templates, a new template, a new set under the same name), and reuses the replicas whose
+// inputs did not change.
+func TestDesiredCacheIsDesired(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	base := loadSample(t, "disaggregated.yaml")
+	base.Spec.Replicas = 4
+	all := Desired(base, Observed{})
+	cache := &DesiredCache{}
+	pcs := base.DeepCopy()
+	held := base.Spec.Template.DeepCopy()
+	reused := 0
+	for pass := 0; pass < 300; pass++ {
+		obs := Observed{ExistingPods: map[string]*corev1.Pod{}, Cliques: map[string]*grovev1.PodClique{}, ScalingGroups: map[string]*grovev1.PodCliqueScalingGroup{}}
+		for _, p := range all.Pods {
+			if rng.Intn(4) != 0 {
+				obs.ExistingPods[p.Name] = p
+			}
+		}
+		for _, c := range all.Cliques {
+			if rng.Intn(3) != 0 {
+				c := c.DeepCopy()
+				if rng.Intn(8) == 0 {
+					c.Spec.Replicas++
+				}
+				obs.Cliques[c.Name] = c
+			}
+		}
+		for _, g := range all.ScalingGroups {
+			g := g.DeepCopy()
+			if rng.Intn(8) == 0 {
+				g.Spec.Replicas = 3
+			}
+			obs.ScalingGroups[g.Name] = g
+		}
+		switch rng.Intn(6) {
+		case 0:
+			obs.SurgeGroupReplicas = map[string][]int{ScalingGroupName(pcs.Name, rng.Intn(4), "prefill"): {2}}
+		case 1:
+			obs.SurgePods = map[string][]int{PodCliqueName(pcs.Name, rng.Intn(4), "frontend"): {3}}
+		case 2:
+			obs.ReplicaTemplates = map[int]*grovev1.PodCliqueSetTemplateSpec{rng.Intn(4): held}
+		case 3:
+			obs.SurgeReplicas = []int{4}
+		}
+		if pass%50 == 49 {
+			// A new template, and now and then a new set of the same name.
+			pcs.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = fmt.Sprintf("registry.example.com/frontend:v%d", pass)
+			if pass%100 == 99 {
+				pcs.UID = types.UID(fmt.Sprintf("uid-%d", pass))
+			}
+		}
+		prev := map[string]*grovev1.PodClique{}
+		if cache.replicas != nil {
+			for _, c := range cache.replicas {
+				for _, pc := range c.world.Cliques {
+					prev[pc.Name] = pc
+				}
+			}
+		}
+		got, want := cache.Desired(pcs, obs), Desired(pcs, obs)
+		if !apiequality.Semantic.DeepEqual(got, want) {
+			t.Fatalf("pass %d: the cached world differs from Desired's", pass)
+		}
+		for _, c := range got.Cliques {
+			if prev[c.Name] == c {
+				reused++
+			}
+		}
+	}
+	if reused == 0 {
+		t.Error("no replica was reused between passes")
 	}
 }
