@@ -393,11 +393,19 @@ func (c *chooser) takes(nodes []string, reqs []Resources) int {
 	for i, n := range nodes {
 		free[i] = c.free[n]
 	}
+	return FirstFit(free, reqs)
+}
+
+// FirstFit is how many of reqs, in order, pack into the free capacities first fit: a cheap
+// stand-in for the Filter plugins that tells a fragmented domain from a roomy one. free is not
+// changed.
+func FirstFit(free []Resources, reqs []Resources) int {
+	left := append([]Resources(nil), free...)
 	for i, r := range reqs {
 		placed := false
-		for j := range free {
-			if free[j].Fits(r) {
-				free[j] = free[j].Sub(r)
+		for j := range left {
+			if left[j].Fits(r) {
+				left[j] = left[j].Sub(r)
 				placed = true
 				break
 			}

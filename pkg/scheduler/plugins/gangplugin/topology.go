@@ -104,27 +104,13 @@ func (p *Adapter) chooseDomain(k gang.Key, key string, pod *v1.Pod, nodes []fwk.
 	return domain, names, ""
 }
 
-// packs reports whether the requests (largest first) fit the nodes first-fit: a cheap stand-in
-// for the Filter plugins that tells a fragmented domain from a roomy one.
+// packs reports whether the requests (largest first) fit the nodes first fit (gang.FirstFit).
 func packs(nodes []fwk.NodeInfo, requests []gang.Resources) bool {
 	free := make([]gang.Resources, len(nodes))
 	for i, n := range nodes {
 		free[i] = nodeFree(n)
 	}
-	for _, r := range requests {
-		placed := false
-		for i := range free {
-			if free[i].Fits(r) {
-				free[i] = free[i].Sub(r)
-				placed = true
-				break
-			}
-		}
-		if !placed {
-			return false
-		}
-	}
-	return true
+	return gang.FirstFit(free, requests) == len(requests)
 }
 
 // preferredDomain is the value of the preferred packing label where most placed members are.
