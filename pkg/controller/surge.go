@@ -106,14 +106,14 @@ func isMemberPod(p *corev1.Pod, unit string, index int) bool {
 
 // surgeRequests splits a surge member's pods into admission requests: one request for all of
 // them unless some of their gangs pack into a topology domain, then one per gang (each with
-// its packing label and the nodes where the gang already runs).
+// its packing label and the nodes where the gang already runs, or with its packing levels).
 func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, obs *observed) []surge.Request {
 	byGang := map[string][]*corev1.Pod{}
 	packed := false
 	for _, p := range pods {
 		g := workload.GangOf(p.Labels)
 		byGang[g] = append(byGang[g], p)
-		if gangs[g].Pack.Required != "" {
+		if spec := gangs[g]; spec.Pack.Required != "" || len(spec.Levels()) > 0 {
 			packed = true
 		}
 	}
@@ -129,9 +129,36 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 			}
 		}
 		sort.Strings(req.AnchorNodes)
+		if spec := gangs[g]; len(spec.Levels()) > 0 {
+			packLevels(&req, spec, obs)
+		}
 		out = append(out, req)
 	}
 	return out
+}
+
+// packLevels gives req the packing levels of gang spec: the podgroup of each of its pods
+// and the gang's members on nodes (which fix their levels' domains).
+func packLevels(req *surge.Request, spec gang.Spec, obs *observed) {
+	groupOf := map[string]int{}
+	for i, pg := range spec.PodGroups {
+		for _, name := range pg.Pods {
+			groupOf[name] = i
+		}
+	}
+	req.Levels, req.Groups = spec.Levels(), map[string]int{}
+	for _, p := range req.Pods {
+		if g, ok := groupOf[p.Name]; ok {
+			req.Groups[p.Name] = g
+		}
+	}
+	for name, p := range obs.pods {
+		g, ok := groupOf[name]
+		if ok && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			req.Placed = append(req.Placed, gang.TopoMember{Name: name, Group: g, Requests: gang.RequestsOf(p), Node: p.Spec.NodeName})
+		}
+	}
+	sort.Slice(req.Placed, func(i, j int) bool { return req.Placed[i].Name < req.Placed[j].Name })
 }
 
 func sortedUnits[T any](m map[string]T) []string {

@@ -8,6 +8,8 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
 // Request asks whether a surge member (one pod, a scaling-group replica or a whole
@@ -22,6 +24,14 @@ type Request struct {
 	// AnchorNodes are nodes where members of the same gang already run; with PackDomain the
 	// pods must go to the domain of those nodes.
 	AnchorNodes []string
+	// Levels, when set, are the packing levels of the pods' gang (gang.Spec.Levels; its
+	// required gang-level key among them, so PackDomain is then not read): each pod must go to
+	// the domains of its podgroup's levels, which the gang's Placed members fix.
+	Levels []gang.Level
+	// Groups are the podgroup indices of Pods, by pod name (with Levels).
+	Groups map[string]int
+	// Placed are the gang's members on nodes (with Levels).
+	Placed []gang.TopoMember
 }
 
 // Verdict is the answer of an Admitter.

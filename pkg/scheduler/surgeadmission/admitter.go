@@ -119,12 +119,29 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, err
 	}
-	domains := groupByDomain(nodes, req, a.freeOf)
 	pods := sortedBySize(surge.AsCreated(req.Pods))
 	req.Pods = pods
+	filter := a.notHeld
+	if len(req.Levels) > 0 {
+		// The gang's packing levels: each pod in its podgroup's domains, which the gang's
+		// placed members fix (the required gang-level key is one of them).
+		pack, msg := packFor(req, nodes)
+		if msg != "" {
+			return surge.Verdict{Message: fmt.Sprintf("%s: %s", req.What, msg)}, nil
+		}
+		filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+			if ok, i := pack.Admits(req.Levels, req.Groups[pod.Name], n.Node().Labels); !ok {
+				l := req.Levels[i]
+				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("outside the %s chosen for %s", l.Key, l.What))
+			}
+			return a.notHeld(pod, n)
+		}
+		req.PackDomain = ""
+	}
+	domains := groupByDomain(nodes, req, a.freeOf)
 	var reasons []string
 	for _, d := range domains {
-		ok, why, err := a.place(ctx, snap, pods, d.nodes)
+		ok, why, err := a.placeWith(ctx, snap, pods, d.nodes, filter)
 		if err != nil {
 			return surge.Verdict{}, err
 		}
@@ -181,7 +198,12 @@ func groupByDomain(nodes []fwk.NodeInfo, req surge.Request, freeOf func([]fwk.No
 // the capacity the gang store holds for replacements kept out. It returns why the first pod
 // that fits nowhere does not.
 func (a *FrameworkAdmitter) place(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
-	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: a.notHeld, Detached: true})
+	return a.placeWith(ctx, snap, pods, nodes, a.notHeld)
+}
+
+// placeWith is place with filter in place of the holds check alone.
+func (a *FrameworkAdmitter) placeWith(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo, filter func(*v1.Pod, fwk.NodeInfo) *fwk.Status) (bool, string, error) {
+	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: filter, Detached: true})
 	if err != nil {
 		// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
 		return false, "", fmt.Errorf("surge admission: %w", err)
@@ -319,4 +341,24 @@ func shortfall(req surge.Request, domains []domain, reasons []string, freeOf fun
 		return fmt.Sprintf("%s does not fit%s: %s", req.What, in, reasons[0])
 	}
 	return fmt.Sprintf("%s does not fit%s", req.What, in)
+}
+
+// packFor chooses the domains of req's packing levels for its pods among nodes (free
+// capacity as the snapshot has it), its gang's placed members fixing theirs; the message
+// names the level that has no room.
+func packFor(req surge.Request, nodes []fwk.NodeInfo) (gang.Domains, string) {
+	topo := make([]gang.TopoNode, len(nodes))
+	for i, n := range nodes {
+		alloc, used := n.GetAllocatable(), n.GetRequested()
+		topo[i] = gang.TopoNode{Name: n.Node().Name, Labels: n.Node().Labels, Free: gang.Resources{
+			MilliCPU: alloc.GetMilliCPU() - used.GetMilliCPU(), Memory: alloc.GetMemory() - used.GetMemory(),
+			GPU: alloc.GetScalarResources()[gpu] - used.GetScalarResources()[gpu]}}
+	}
+	members := append([]gang.TopoMember(nil), req.Placed...)
+	for _, p := range req.Pods {
+		if g, ok := req.Groups[p.Name]; ok {
+			members = append(members, gang.TopoMember{Name: p.Name, Group: g, Requests: gang.RequestsOf(p)})
+		}
+	}
+	return gang.ChooseDomains(req.Levels, topo, members)
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/surgeadmission"
 	"github.com/phalanx-sched/phalanx/pkg/surge"
@@ -94,5 +95,40 @@ func TestAdmitSurgeFollowsTheProfile(t *testing.T) {
 	}
 	if v, err := a.AdmitSurge(ctx, req); err != nil || !v.Fits {
 		t.Fatalf("profile without TaintToleration's Filter, tainted node: %+v, %v; want it to fit", v, err)
+	}
+}
+
+// A surge member of a gang with packing levels must fit in its podgroup's domains, which the
+// gang's placed members fix: a worker of a scaling-group replica whose leader runs in rack a
+// is refused while rack a is full, though rack b has room, and the refusal names the level.
+func TestAdmitSurgeKeepsPackingLevels(t *testing.T) {
+	rack := func(n *v1.Node, r string) *v1.Node { n.Labels["rack"] = r; return n }
+	nodes := []*v1.Node{rack(gpuNode("n1", 8), "a"), rack(gpuNode("n2", 8), "a"), rack(gpuNode("n3", 8), "b"), rack(gpuNode("n4", 8), "b")}
+	leader, other := gpuPod("leader-0", 8), gpuPod("other", 8)
+	for _, p := range []*v1.Pod{leader, other} {
+		// Bound pods count by their requests (the API server copies limits into them).
+		p.Spec.Containers[0].Resources.Requests = p.Spec.Containers[0].Resources.Limits
+	}
+	leader.Spec.NodeName, other.Spec.NodeName = "n1", "n2"
+	profile, err := inspect.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := surgeadmission.NewStaticAdmitter(context.Background(), profile, kubefake.NewSimpleClientset(),
+		func() ([]*v1.Node, []*v1.Pod) { return nodes, []*v1.Pod{leader, other} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := gang.Spec{PodGroups: []gang.PodGroup{{Name: "leader", MinReplicas: 1, Pods: []string{"leader-0"}}, {Name: "worker", MinReplicas: 1, Pods: []string{"worker-0", "worker-1"}}},
+		GroupPacks: []gang.GroupPack{{Name: "replica-0", PodGroups: []int{0, 1}, Pack: gang.Pack{Required: "rack"}}}}
+	req := surge.Request{What: "surge worker[1]", Pods: []*v1.Pod{gpuPod("worker-1", 8)}, Levels: spec.Levels(),
+		Groups: map[string]int{"worker-1": 1}, Placed: []gang.TopoMember{{Name: "leader-0", Group: 0, Requests: gang.Resources{GPU: 8}, Node: "n1"}}}
+	v, err := a.AdmitSurge(context.Background(), req)
+	if err != nil || v.Fits || !strings.Contains(v.Message, "group replica-0 has members placed in rack a, which has no room for its other 1") {
+		t.Fatalf("a worker whose replica's leader is in a full rack: %+v, %v", v, err)
+	}
+	req.Levels, req.Groups, req.Placed = nil, nil, nil
+	if v, err := a.AdmitSurge(context.Background(), req); err != nil || !v.Fits {
+		t.Fatalf("the same worker without the gang's levels: %+v, %v (the test's cluster must have room elsewhere)", v, err)
 	}
 }
