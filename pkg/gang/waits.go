@@ -20,6 +20,7 @@ const (
 	ReasonNotInPodGroup       = "NotInAnyPodGroup"
 	ReasonInsufficient        = "InsufficientResources"
 	ReasonNoTopologyDomain    = "NoTopologyDomainFits"
+	ReasonSharedClaim         = "SharedResourceClaim"
 	ReasonMemberUnschedulable = "MemberUnschedulable"
 	ReasonPermitTimeout       = "QuorumTimeout"
 	ReasonBackoff             = "BackOff"

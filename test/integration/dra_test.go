@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,8 +63,8 @@ func allocated(t *testing.T, env *framework.Env, ns, prefix string) (claims, res
 // model a100 on a third, chosen by a CEL selector on the model), allocated in the gang's own
 // pass, and a gang is placed whole with its devices or not at all. A claim shared by the
 // members of one gang is not covered: the DRA plugin refuses a second pod of a claim whose
-// allocation is in flight (it shares one only within its own pod groups), see
-// docs/architecture.md, "DRA devices".
+// allocation is in flight (it shares one only within its own pod groups): such a gang is
+// refused with a message that says so, see docs/architecture.md, "DRA devices".
 func TestDRAGangs(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
@@ -130,5 +131,17 @@ func TestDRAGangs(t *testing.T) {
 	}
 	if n, _ := allocated(t, env, ns, lost.Name+"-"); n != 0 {
 		t.Errorf("%d claims of %s, which lost the race, are allocated: devices stranded", n, lost.Name)
+	}
+
+	// Members sharing one claim that is not allocated yet: refused at once, with a message
+	// that names the claim and its members (the DRA plugin would refuse every member after the
+	// first for ever), and nothing allocated.
+	shared := draGang(t, env, ns, "shared", 2, "a100", "shared-gpu")
+	pg = env.WaitGangCondition(t, ns, shared.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonSharedClaim, wait)
+	if msg := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable).Message; !strings.Contains(msg, "members shared-w-0, shared-w-1 share ResourceClaim shared-gpu") {
+		t.Errorf("message %q does not name the shared claim and its members", msg)
+	}
+	if n, _ := allocated(t, env, ns, "shared-gpu"); n != 0 {
+		t.Errorf("the refused gang's shared claim is allocated")
 	}
 }

@@ -68,6 +68,9 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		p.setWait(k, gang.Wait{Reason: reason, Message: msg})
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
 	}
+	if msg, refused := p.refuseSharedClaim(k, pod); refused {
+		return reject(gang.ReasonSharedClaim, msg)
+	}
 	if !surge {
 		if need, n := p.store.PendingNeed(k); n > 0 {
 			free := freeCapacity(nodes)
