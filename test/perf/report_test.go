@@ -69,9 +69,13 @@ func TestPerf(t *testing.T) {
 		}
 	}
 	preempts := runPreemptions(t, root)
+	topology := runStrandedAll(t, root)
 	updates := runUpdates(t, root)
 	bringUp := []BringUpResult{measureBringUp(t, root)}
 	if err := writeReport(*outDir, results, preempts, updates, bringUp, time.Since(began)); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceTopologySection(*outDir, topologySection(topology, "")); err != nil {
 		t.Fatal(err)
 	}
 }
