@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -24,8 +25,9 @@ import (
 // gang at a time on a 3-level topology (racks of 4 nodes, blocks of 2 racks, zones of 4
 // blocks); a gang of up to 4 nodes requires one rack, a gang of 8 one block. After the stream,
 // GPUs left free in racks and blocks that are partly used are stranded for the next big gang.
-// Phalanx places each gang by best fit; the default profile places the same pods with no
-// gang and no topology (its spreading score); each gang waits at most gangWait to bind.
+// Phalanx places each gang by best fit; the in-tree plugin with its topology-aware placement;
+// the default profile places the same pods with no gang and no topology (its spreading
+// score); each gang waits at most gangWait to bind.
 
 const (
 	strandedNodes = 128
@@ -85,7 +87,7 @@ func runStranded(t *testing.T, root string, cfg Config) StrandedResult {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cluster, kube, client := startCluster(t, root, dir)
+	cluster, kube, client := startCluster(t, root, dir, localcluster.WorkloadAPIArgs...)
 	defer cluster.Stop()
 	if err := createTopologyNodes(ctx, kube, strandedNodes); err != nil {
 		t.Fatal(err)
@@ -103,6 +105,15 @@ func runStranded(t *testing.T, root string, cfg Config) StrandedResult {
 		if size > nodesPerRack {
 			key = localcluster.LabelBlock
 		}
+		if cfg.Gangs == "workload" {
+			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(size)}},
+					SchedulingConstraints: &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}}}}}
+			if _, err := kube.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if cfg.Gangs == "podgang" {
 			grp := schedv1.PodGroup{Name: "members", MinReplicas: int32(size)}
 			for i := 0; i < size; i++ {
@@ -117,6 +128,9 @@ func runStranded(t *testing.T, root string, cfg Config) StrandedResult {
 		for i := 0; i < size; i++ {
 			p := pod(fmt.Sprintf("%s-%d", name, i), cfg.SchedulerName, 8)
 			p.Labels[grovev1.LabelPodGang] = name
+			if cfg.Gangs == "workload" {
+				p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+			}
 			if _, err := kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -194,10 +208,18 @@ func stranded(used map[int]int, size int) (int64, int) {
 	return gpus, free
 }
 
-// runStrandedAll runs the stream under the default and Phalanx configurations.
+// strandedConfigs: the default profile, Phalanx, and the in-tree gang plugin with its
+// topology-aware placement (scheduling.k8s.io PodGroups with schedulingConstraints.topology).
+func strandedConfigs() []Config {
+	intree := configs[2]
+	intree.FeatureGates += ",TopologyAwareWorkloadScheduling=true"
+	return []Config{configs[0], configs[1], intree}
+}
+
+// runStrandedAll runs the stream under each of strandedConfigs.
 func runStrandedAll(t *testing.T, root string) []StrandedResult {
 	var out []StrandedResult
-	for _, cfg := range configs[:2] {
+	for _, cfg := range strandedConfigs() {
 		r := runStranded(t, root, cfg)
 		t.Logf("%-8s stranded: %d/%d gangs placed, %d in their domain; stranded GPUs in partly used racks %d, blocks %d; free racks %d, blocks %d",
 			r.Config, r.Placed, r.Gangs, r.InDomain, r.StrandedRack, r.StrandedBlock, r.FreeRacks, r.FreeBlocks)
@@ -212,7 +234,7 @@ const topologyHeading = "\n## Topology: stranded GPUs\n"
 func topologySection(rs []StrandedResult, note string) string {
 	var b strings.Builder
 	b.WriteString(topologyHeading)
-	fmt.Fprintf(&b, "\nA stream of %d gangs of 1, 2, 4 and 8 whole 8-GPU nodes (94%% of %d nodes asked for) arrives one gang at a time on a 3-level topology: racks of %d nodes, blocks of %d racks, zones of %d blocks. A gang of up to %d nodes requires one rack, a gang of 8 one block (a PodGang's required packing for Phalanx; the default profile places the same pods with no gang and no topology). Each gang waits at most %s to bind. Stranded: GPUs left free in racks (blocks) that are partly used, which no whole-rack (whole-block) gang can use. The in-tree plugin is not in the table yet: its topology-aware placement needs the TopologyAwareWorkloadScheduling gate in the API server and the scheduler, which this harness's control plane does not set. `make perf-topology` rewrites this section alone. %s\n\n",
+	fmt.Fprintf(&b, "\nA stream of %d gangs of 1, 2, 4 and 8 whole 8-GPU nodes (94%% of %d nodes asked for) arrives one gang at a time on a 3-level topology: racks of %d nodes, blocks of %d racks, zones of %d blocks. A gang of up to %d nodes requires one rack, a gang of 8 one block (a PodGang's required packing for Phalanx, a PodGroup's schedulingConstraints.topology for the in-tree plugin; the default profile places the same pods with no gang and no topology). Each gang waits at most %s to bind. Stranded: GPUs left free in racks (blocks) that are partly used, which no whole-rack (whole-block) gang can use. The in-tree plugin runs with its topology-aware placement (TopologyAwareWorkloadScheduling), the same gangs as scheduling.k8s.io PodGroups with schedulingConstraints.topology. `make perf-topology` rewrites this section alone. %s\n\n",
 		len(strandedSizes()), strandedNodes, nodesPerRack, racksPerBlock, blocksPerZone, nodesPerRack, gangWait, note)
 	b.WriteString("| config | gangs placed | placed in their rack/block | stranded GPUs, racks | stranded GPUs, blocks | racks left free | blocks left free |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
