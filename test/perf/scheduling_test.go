@@ -511,9 +511,18 @@ func pod(name, schedulerName string, gpus int64) *corev1.Pod {
 
 // createNodes makes n Ready 8-GPU nodes as plain Node objects.
 func createNodes(ctx context.Context, kube kubernetes.Interface, n int) error {
+	return createNodesLabelled(ctx, kube, n, func(i int) map[string]string {
+		return map[string]string{"topology.phalanx.dev/rack": fmt.Sprintf("rack-%d", i/4)}
+	})
+}
+
+// createNodesLabelled makes n Ready 8-GPU nodes as plain Node objects, node i with the
+// labels of labels(i) and its hostname.
+func createNodesLabelled(ctx context.Context, kube kubernetes.Interface, n int, labels func(i int) map[string]string) error {
 	return parallel(n, func(i int) error {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("perf-node-%d", i),
-			Labels: map[string]string{"kubernetes.io/hostname": fmt.Sprintf("perf-node-%d", i), "topology.phalanx.dev/rack": fmt.Sprintf("rack-%d", i/4)}}}
+		l := labels(i)
+		l["kubernetes.io/hostname"] = fmt.Sprintf("perf-node-%d", i)
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("perf-node-%d", i), Labels: l}}
 		created, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if err != nil {
 			return err

@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -63,22 +62,11 @@ type StrandedResult struct {
 
 // createTopologyNodes makes n Ready 8-GPU nodes labelled with their rack, block and zone.
 func createTopologyNodes(ctx context.Context, kube kubernetes.Interface, n int) error {
-	return parallel(n, func(i int) error {
+	return createNodesLabelled(ctx, kube, n, func(i int) map[string]string {
 		rack := i / nodesPerRack
 		block := rack / racksPerBlock
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("perf-node-%d", i), Labels: map[string]string{
-			"kubernetes.io/hostname": fmt.Sprintf("perf-node-%d", i), localcluster.LabelRack: fmt.Sprintf("rack-%d", rack),
-			localcluster.LabelBlock: fmt.Sprintf("block-%d", block), localcluster.LabelZone: fmt.Sprintf("zone-%d", block/blocksPerZone)}}}
-		created, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err != nil {
-			return err
-		}
-		res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi"),
-			corev1.ResourcePods: resource.MustParse("110"), "nvidia.com/gpu": resource.MustParse("8")}
-		created.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}}
-		_, err = kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		return err
+		return map[string]string{localcluster.LabelRack: fmt.Sprintf("rack-%d", rack),
+			localcluster.LabelBlock: fmt.Sprintf("block-%d", block), localcluster.LabelZone: fmt.Sprintf("zone-%d", block/blocksPerZone)}
 	})
 }
 
