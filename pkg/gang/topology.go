@@ -34,6 +34,9 @@ type Level struct {
 // preferred one over the same podgroups. Nil when the gang has none but a required gang-level
 // key (which the gang plugin handles alone) or none at all.
 func (s *Spec) Levels() []Level {
+	if !s.packsInside() {
+		return nil // most gangs: nothing to build on every PreFilter
+	}
 	var out []Level
 	all := make([]int, len(s.PodGroups))
 	for i := range all {
@@ -75,6 +78,20 @@ func (s *Spec) Levels() []Level {
 		}
 	}
 	return out
+}
+
+// packsInside reports whether the gang has a packing level other than a required gang-level
+// key alone.
+func (s *Spec) packsInside() bool {
+	if s.Pack.Preferred != "" || len(s.GroupPacks) > 0 {
+		return true
+	}
+	for i := range s.PodGroups {
+		if s.PodGroups[i].Pack != (Pack{}) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsAll reports whether sorted set a holds every element of sorted set b.
