@@ -182,8 +182,7 @@ func (p *Adapter) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node
 // fit, and its controller makes the members again at once (the deletion already released the
 // siblings waiting in Permit; the replacements' arrival wakes the gang). Backing off then held
 // a rolling update's replacement for the whole back-off (5 s, measured in make perf-updates:
-// the queue admitted a replacement before the pod handler had seen its old siblings go, or the
-// replacement itself was deleted under its bind before the informer showed it: goneInAPI).
+// the queue admitted a replacement before the pod handler had seen its old siblings go).
 func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
 	k, ok := p.keyOf(pod)
 	if !ok {
@@ -204,12 +203,6 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	}
 	if left, _ := p.store.Backoff(k); left > 0 {
 		return // released as a whole already (a sibling failed): this is that release
-	}
-	if p.goneInAPI(ctx, pod) {
-		// Deleted while it was placed (its bind failed "being deleted"), before the pod
-		// informer showed it: as a deletion the store has seen, no back-off.
-		p.rejectWaiting(k, fmt.Sprintf("%s lost a member while it was placed; it is tried again when its replacement exists", k))
-		return
 	}
 	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
 	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -97,25 +95,4 @@ func (p *Adapter) BackoffScheduled(k gang.Key) bool {
 	p.timersMu.Lock()
 	defer p.timersMu.Unlock()
 	return p.timers[k] != nil
-}
-
-// goneInAPI reports whether pod, as the API server has it now, is gone, terminating or
-// another pod of the same name: one read, on the release path of Unreserve only, for a
-// deletion the pod informer has not delivered yet. A failed read says no (the gang backs off
-// as it would without it).
-func (p *Adapter) goneInAPI(ctx context.Context, pod *v1.Pod) bool {
-	cs := p.handle.ClientSet()
-	if cs == nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	cur, err := cs.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return true
-	case err != nil:
-		return false
-	}
-	return cur.UID != pod.UID || cur.DeletionTimestamp != nil
 }

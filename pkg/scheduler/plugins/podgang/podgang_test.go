@@ -3,8 +3,6 @@ package podgang
 import (
 	"context"
 	"fmt"
-	"k8s.io/client-go/kubernetes"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,11 +30,7 @@ type handle struct {
 	fwk.Handle
 	waiting   []fwk.WaitingPod
 	activated map[string]*v1.Pod
-	// kube, when set, is the API the plugin reads (ClientSet).
-	kube kubernetes.Interface
 }
-
-func (h *handle) ClientSet() kubernetes.Interface { return h.kube }
 
 func (h *handle) IterateOverWaitingPods(cb func(fwk.WaitingPod)) {
 	for _, w := range h.waiting {
@@ -309,7 +303,7 @@ func TestQueueKeyFixedWhileQueued(t *testing.T) {
 // replacement is made at once (a rolling update's replacement waited the whole back-off).
 // A member released while it still exists does.
 func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
-	pl, h := newTestPlugin(t)
+	pl, _ := newTestPlugin(t)
 	ctx := context.Background()
 	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
 	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
@@ -336,19 +330,7 @@ func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
 	if left, _ := pl.Store().Backoff(k); left > 0 {
 		t.Fatalf("gang backs off for %s after a sibling was deleted under its cycle", left)
 	}
-	// The member itself deleted under its bind, before the pod informer shows it (the API
-	// server says so): no back-off either.
 	pl.Store().UpsertPod(p0)
-	kube := kubefake.NewSimpleClientset(p0)
-	h.kube = kube
-	pl.Reserve(ctx, nil, p1, "n1")
-	pl.Unreserve(ctx, nil, p1, "n1")
-	if left, _ := pl.Store().Backoff(k); left > 0 {
-		t.Fatalf("gang backs off for %s after a member the API server no longer has was released", left)
-	}
-	if _, err := kube.CoreV1().Pods("ns").Create(ctx, p1, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	pl.Reserve(ctx, nil, p1, "n1")
 	pl.Unreserve(ctx, nil, p1, "n1")
 	if left, _ := pl.Store().Backoff(k); left <= 0 {
