@@ -60,17 +60,16 @@ func (s *Store) SetPackNote(k Key, note string) bool {
 
 // PackMembers is what multi-level packing reads of a gang (ChooseDomains): its placed members
 // (assumed or bound, with their nodes) and the pending ones its quorum still needs, pod
-// among them when it is pending, each with its podgroup; and pod's podgroup (-1 when it is in
-// none).
-func (s *Store) PackMembers(k Key, pod *v1.Pod) ([]TopoMember, int) {
+// among them when it is pending, each with its podgroup.
+func (s *Store) PackMembers(k Key, pod *v1.Pod) []TopoMember {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
 	if e == nil {
-		return nil, -1
+		return nil
 	}
 	var out []TopoMember
-	group, listed := -1, false
+	listed := false
 	for _, m := range e.members {
 		if (m.State == Bound || m.State == Assumed) && m.Node != "" && m.Group >= 0 {
 			out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests, Node: m.Node})
@@ -80,14 +79,11 @@ func (s *Store) PackMembers(k Key, pod *v1.Pod) ([]TopoMember, int) {
 		out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests})
 		listed = listed || m.Name == pod.Name
 	}
-	if m := e.members[pod.Name]; m != nil {
-		group = m.Group
-		if !listed && m.State == Pending && m.Group >= 0 {
-			out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests})
-		}
+	if m := e.members[pod.Name]; m != nil && !listed && m.State == Pending && m.Group >= 0 {
+		out = append(out, TopoMember{Name: m.Name, Group: m.Group, Requests: m.Requests})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, group
+	return out
 }
 
 // PlacedSummary names the gang's bound members and their nodes, "a-0 on n1, a-1 on n2", in

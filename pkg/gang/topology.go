@@ -139,7 +139,7 @@ type Domains struct {
 // level it lies outside of.
 func (d Domains) Admits(levels []Level, g int, labels map[string]string) (ok bool, level int) {
 	for i, l := range levels {
-		if l.Required && d.Values[i] != "" && covers(l, g) && labels[l.Key] != d.Values[i] {
+		if l.Required && d.Values[i] != "" && l.Covers(g) && labels[l.Key] != d.Values[i] {
 			return false, i
 		}
 	}
@@ -150,7 +150,7 @@ func (d Domains) Admits(levels []Level, g int, labels map[string]string) (ok boo
 // how many of those a node with labels lies in (in).
 func (d Domains) Preferred(levels []Level, g int, labels map[string]string) (in, of int) {
 	for i, l := range levels {
-		if !l.Required && d.Values[i] != "" && covers(l, g) {
+		if !l.Required && d.Values[i] != "" && l.Covers(g) {
 			of++
 			if labels[l.Key] == d.Values[i] {
 				in++
@@ -160,7 +160,8 @@ func (d Domains) Preferred(levels []Level, g int, labels map[string]string) (in,
 	return in, of
 }
 
-func covers(l Level, g int) bool {
+// Covers reports whether the level covers podgroup g.
+func (l Level) Covers(g int) bool {
 	i := sort.SearchInts(l.PodGroups, g)
 	return i < len(l.PodGroups) && l.PodGroups[i] == g
 }
@@ -200,7 +201,7 @@ type chooser struct {
 }
 
 // in reports whether member m is covered by level i (-1: the gang, every member).
-func (c *chooser) in(i int, m *TopoMember) bool { return i < 0 || covers(c.levels[i], m.Group) }
+func (c *chooser) in(i int, m *TopoMember) bool { return i < 0 || c.levels[i].Covers(m.Group) }
 
 // unplaced are the requests of level i's unplaced members, largest first.
 func (c *chooser) unplaced(i int) []Resources {

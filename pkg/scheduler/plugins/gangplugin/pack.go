@@ -27,7 +27,7 @@ type memberPack struct {
 // required level that no domain has room for. The preferred levels the choice could not keep
 // are recorded for the gang's status (and logged, and counted, when that changes).
 func (p *Adapter) packLevels(logger klog.Logger, k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, cand []fwk.NodeInfo) (*memberPack, string) {
-	members, _ := p.store.PackMembers(k, pod)
+	members := p.store.PackMembers(k, pod)
 	nodes := make([]gang.TopoNode, len(cand))
 	for i, n := range cand {
 		nodes[i] = gang.TopoNode{Name: n.Node().Name, Labels: n.Node().Labels, Free: nodeFree(n)}
@@ -112,7 +112,7 @@ func (m *memberPack) prefs(pod *v1.Pod, fallback func(key string) string) []pref
 	g := m.group(pod)
 	var out []prefDomain
 	for i, l := range m.levels {
-		if l.Required || !coversGroup(l, g) {
+		if l.Required || !l.Covers(g) {
 			continue
 		}
 		v := m.domains.Values[i]
@@ -135,15 +135,6 @@ func (m *memberPack) filter(next func(*v1.Pod, fwk.NodeInfo) *fwk.Status) func(*
 		}
 		return nil
 	}
-}
-
-func coversGroup(l gang.Level, g int) bool {
-	for _, x := range l.PodGroups {
-		if x == g {
-			return true
-		}
-	}
-	return false
 }
 
 // candidates are the nodes of nodes that result allows (all of them for a nil result).
