@@ -83,8 +83,9 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 					// Only the holds are in the way: wake the gang when they end.
 					p.noteHoldBlocked(pod, holds)
 					metrics.ReservationBlockedPods.Inc()
-					return reject(gang.ReasonInsufficient, fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster while capacity is held for replacements (until %s): %s",
-						k, n, holds[0].Until.UTC().Format(time.RFC3339), free.Sub(held).Shortfall(need)))
+					holders, until := holdSummary(holds)
+					return reject(gang.ReasonInsufficient, fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster while capacity is held for the replacements of PodGang %s (until %s): %s",
+						k, n, holders, until.UTC().Format(time.RFC3339), free.Sub(held).Shortfall(need)))
 				}
 			}
 		}

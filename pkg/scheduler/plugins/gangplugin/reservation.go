@@ -2,6 +2,7 @@ package gangplugin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -89,25 +90,41 @@ func (p *Adapter) checkHolds(pod *v1.Pod, n fwk.NodeInfo) (*fwk.Status, []gang.H
 	if len(holds) == 0 || nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
 		return nil, nil
 	}
+	names, until := holdSummary(holds)
+	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
+		names, until.UTC().Format(time.RFC3339))), holds
+}
+
+// holdSummary names the gangs that hold (namespace/name, sorted, each once) and when the last
+// of their holds ends.
+func holdSummary(holds []gang.Hold) (string, time.Time) {
+	seen := map[string]bool{}
 	var names []string
-	until := holds[0].Until
+	var until time.Time
 	for _, h := range holds {
-		names = append(names, h.Gang.Namespace+"/"+h.Gang.Name)
+		if n := h.Gang.Namespace + "/" + h.Gang.Name; !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
 		if h.Until.After(until) {
 			until = h.Until
 		}
 	}
 	sort.Strings(names)
-	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
-		strings.Join(names, ", "), until.UTC().Format(time.RFC3339))), holds
+	return strings.Join(names, ", "), until
 }
 
 // noteHoldBlocked remembers a pod that a hold kept off a node, so that it is tried again the
-// moment the hold ends (no cluster event marks that moment).
+// moment the hold ends (no cluster event marks that moment). The holds were read before they
+// were noted: a hold that ended in between (its release ran holdReleased while nothing was
+// noted yet) is ended here, or the pod would wait for the rest of its window.
 func (p *Adapter) noteHoldBlocked(pod *v1.Pod, holds []gang.Hold) {
+	holders := make([]gang.Key, 0, 1)
 	p.timersMu.Lock()
-	defer p.timersMu.Unlock()
 	for _, h := range holds {
+		if !slices.Contains(holders, h.Gang) {
+			holders = append(holders, h.Gang)
+		}
 		if p.holdBlocked[h.Gang] == nil {
 			p.holdBlocked[h.Gang] = map[string]*v1.Pod{}
 		}
@@ -116,6 +133,10 @@ func (p *Adapter) noteHoldBlocked(pod *v1.Pod, holds []gang.Hold) {
 			k := h.Gang
 			p.holdTimers[k] = time.AfterFunc(time.Until(h.Until)+10*time.Millisecond, func() { p.holdEnded(k) })
 		}
+	}
+	p.timersMu.Unlock()
+	for _, k := range holders {
+		p.holdReleased(k)
 	}
 }
 

@@ -163,3 +163,29 @@ func TestHoldEndsWhenReplacementBinds(t *testing.T) {
 		t.Fatalf("the pod the hold kept off was not woken when the hold ended (woken: %v)", h.pods)
 	}
 }
+
+// A hold released between the moment a pod read it and the moment the pod was noted as
+// blocked (the release found nobody to wake) wakes the pod at once, not when the window closes
+// (a Coherent update waited the whole 2 minutes for it: TestCoherentDrainFirstAllOrNothing).
+func TestHoldReleasedBeforeBlockedPodNoted(t *testing.T) {
+	store := storeWithGangs(1, true) // gang-0 reserved 8 GPUs on r0 for a minute
+	h := &activations{pods: map[string]*v1.Pod{}}
+	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang})
+	p.SetStatusSink(noStatus{})
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+	blocked := plainPod(8)
+	st, holds := p.checkHolds(blocked, node("r0", "a", 0))
+	if st.IsSuccess() || len(holds) != 1 {
+		t.Fatalf("the held capacity was not held: %v %v", st, holds)
+	}
+	// The controller releases the hold: the new spec reaches the store, and nobody is noted yet.
+	store.SetSpec(gang.Spec{Key: k, PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: 3}}, CreatedAt: time.Now()})
+	p.holdReleased(k)
+	p.noteHoldBlocked(blocked, holds)
+	if _, ok := h.pods["ns/p"]; !ok {
+		t.Fatal("the pod kept off by a hold released meanwhile was not woken")
+	}
+	if p.holdTimers[k] != nil || len(p.holdBlocked[k]) != 0 {
+		t.Errorf("a timer or blocked pod left behind for the released hold: %v %v", p.holdTimers[k], p.holdBlocked[k])
+	}
+}
