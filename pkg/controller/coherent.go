@@ -153,7 +153,10 @@ func (a *applier) landSlices(obs *observed, want *workload.World) error {
 		if g == "" {
 			continue
 		}
-		if len(ps) != wantCount[g] {
+		if len(ps) != wantCount[g] || obs.gangs[g] == nil {
+			// Not every member made yet; or the cache does not show the slice gang (a watch
+			// re-established after an API server restart): its hold could not be released
+			// before its pods leave it.
 			continue
 		}
 		landed := true

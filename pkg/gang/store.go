@@ -116,14 +116,26 @@ func (e *entry) recount() {
 	}
 }
 
-// noteReservation records on every membership write that e's reservation is done: a bound
-// member left while it held (noteDeparture), and the bound members took it all back since (its
-// replacements bound). A reservation that is done stays done: members that leave later (the
-// PodCliqueSet deleted right after an update, a scale-in) are not replacements, and the
-// capacity they free is nobody's to hold. A new reservation (another Since) starts afresh.
+// noteReservation records on every membership write how e's reservation fares. It is short of
+// its replacements once a bound member left while it held (noteDeparture), or while it is not
+// taken back and a member waits to bind (a gang made with a reservation: a coherent slice gang,
+// whose old members were in other gangs, or a recreated replica). It is done once the bound
+// members took it all back after that. A reservation that is done stays done: members that
+// leave later (the PodCliqueSet deleted right after an update, a scale-in, a landed slice's pods
+// returning to their regular gangs) are not replacements, and the capacity they free is
+// nobody's to hold. A new reservation (another Since) starts afresh. A reservation seen before
+// the members it was computed from (a scheduler restarted mid-update) is neither: those members
+// are bound.
 func (e *entry) noteReservation() {
 	r := e.reservation()
-	if r != nil && e.reservationShort.Equal(r.Since) && !r.Since.Equal(e.reservationDone) && reservationTakenBack(e, r) {
+	if r == nil || r.Since.Equal(e.reservationDone) {
+		return
+	}
+	taken := reservationTakenBack(e, r)
+	if !taken && e.bound < len(e.members) {
+		e.reservationShort = r.Since
+	}
+	if taken && e.reservationShort.Equal(r.Since) {
 		e.reservationDone = r.Since
 	}
 }

@@ -797,3 +797,38 @@ func TestReservationDoneStaysDone(t *testing.T) {
 		t.Error("a new reservation of the gang does not hold")
 	}
 }
+
+// A gang made with a reservation (a coherent slice gang: its old members were in other gangs)
+// is done with it once its replacements bind: when its members leave it afterwards (the slice
+// landed and its pods return to their regular gangs, before the controller's release of the
+// annotation reaches the scheduler) the hold does not come back and keep the next slice off
+// the capacity.
+func TestReservationOfANewGangDoneWhenItsMembersLeave(t *testing.T) {
+	s, clk := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	sp := spec("slice", "w:1")
+	sp.Reservation = &Reservation{Since: clk.t, Nodes: map[string]Resources{"node-a": {GPU: 4}}}
+	s.SetSpec(sp)
+	if len(s.HoldsOn("node-a", Key{})) != 1 {
+		t.Fatal("no hold for the slice's replacement")
+	}
+	repl := pod("slice", "w", 0)
+	s.UpsertPod(repl) // created, waiting to bind
+	if len(s.HoldsOn("node-a", Key{})) != 1 {
+		t.Fatal("the hold ended before the replacement bound")
+	}
+	bound := repl.DeepCopy()
+	bound.Spec.NodeName = "node-a"
+	s.UpsertPod(bound)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Fatalf("the hold outlived the replacement's bind: %+v", h)
+	}
+	s.DeletePod(bound) // the pod leaves the slice gang (its label removed)
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Errorf("the hold came back when the slice's members left it: %+v", h)
+	}
+	s.SetSpec(sp) // a status write changes nothing
+	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
+		t.Errorf("the hold came back on a rewrite of the spec: %+v", h)
+	}
+}
