@@ -190,6 +190,9 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 		return
 	}
 	deleted := !p.store.IsMember(pod)
+	// Met with this member still assumed: Permit let the whole quorum go, and this is a failed
+	// bind (PreBind or Bind) of a placement whose other members bind.
+	allowed := !deleted && p.store.QuorumMet(k)
 	p.unassumed(pod)
 	// A sibling may have bound before this one was released (PostBind leaves the status to
 	// the bind that completes the quorum): bring the status up to date; unchanged, it is not
@@ -204,6 +207,13 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	}
 	if left, _ := p.store.Backoff(k); left > 0 {
 		return // released as a whole already (a sibling failed): this is that release
+	}
+	if allowed {
+		// Its siblings are bound or binding, and a back-off cannot take them back: the member
+		// is tried again at once, alone (its node went, another scheduler's pod took the room,
+		// a device claim changed under it).
+		klog.FromContext(ctx).V(2).Info("Member's bind failed after its gang's quorum was placed; trying it again", "pod", klog.KObj(pod), "gang", k.String())
+		return
 	}
 	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
 	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,

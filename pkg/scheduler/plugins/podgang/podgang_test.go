@@ -338,6 +338,32 @@ func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
 	}
 }
 
+// A member whose bind fails after Permit let its whole quorum go (PreBind or Bind: its node
+// went, a device claim changed under it) is tried again alone: its siblings are bound or
+// binding, and a back-off of the gang would only delay the last member.
+func TestFailedBindAfterQuorumNoBackoff(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	ctx := context.Background()
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
+	p0, p1 := member("g", 0), member("g", 1)
+	for _, p := range []*v1.Pod{p0, p1} {
+		pl.Store().UpsertPod(p)
+	}
+	pl.Reserve(ctx, nil, p0, "n1")
+	pl.Reserve(ctx, nil, p1, "n1")
+	if st, _ := pl.Permit(ctx, nil, p1, "n1"); !st.IsSuccess() {
+		t.Fatalf("Permit with the quorum assumed: %v", st)
+	}
+	bound := p0.DeepCopy()
+	bound.Spec.NodeName = "n1"
+	pl.PostBind(ctx, nil, bound, "n1")
+	pl.Unreserve(ctx, nil, p1, "n1") // p1's PreBind failed
+	if left, why := pl.Store().Backoff(k); left > 0 {
+		t.Fatalf("gang backs off for %s after a failed bind of a placed quorum: %s", left, why)
+	}
+}
+
 func TestDecodeArgs(t *testing.T) {
 	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{PermitWaitingTimeSeconds: ptr.To[int64](0)}}); err == nil || !strings.Contains(err.Error(), "permitWaitingTimeSeconds") {
 		t.Errorf("zero permit timeout: err = %v, want it to name permitWaitingTimeSeconds", err)
