@@ -41,7 +41,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf perf-updates perf-topology generate verify run down clean help
+.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf perf-updates perf-topology perf-dra generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -181,6 +181,9 @@ perf-updates: tools build ## Only the report's update section (docs/perf): each 
 
 perf-topology: tools build ## Only the report's stranded-GPU section (docs/perf): a stream of packed gangs on a 3-level topology, default profile and Phalanx: about 1 minute. Not part of make test.
 	@PHALANX_PERF_TOPOLOGY=1 $(GO) test $(GOFLAGS_M) -count=1 -timeout 30m -run 'TestPerfTopology$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+topology_test|^(ok|FAIL|---)'
+
+perf-dra: tools build ## Only the report's DRA section (docs/perf): gangs whose members take GPUs from ResourceClaims, every configuration 3 times (medians): about 10 minutes on 2 cores. Not part of make test.
+	@PHALANX_PERF_DRA=1 $(GO) test $(GOFLAGS_M) -count=1 -timeout 60m -run 'TestPerfDRA$$' -v ./test/perf/ -perf.out=$(ROOT)/docs/perf $(PERF_ARGS) | grep --line-buffered -E '^\s+(dra|report)_test|^(ok|FAIL|---)'
 
 simulate: ## The randomized update simulations, SIM_RUNS (10000) seeds each, crashes between any two actions: runs and violations.
 	@$(GO) test $(GOFLAGS_M) -count=1 -run 'TestRandomized' -v ./pkg/update/ -update.sim-runs=$(SIM_RUNS) | grep -E 'invariant violations|^(ok|FAIL)|seed '

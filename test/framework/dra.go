@@ -23,22 +23,24 @@ const (
 	GPUModelAttribute = "model"
 )
 
-// CreateGPUDeviceClass creates the DeviceClass of the test driver's GPUs (every device of the
-// driver), once per cluster.
-func (e *Env) CreateGPUDeviceClass(t testing.TB) {
-	t.Helper()
-	dc := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: GPUDriver},
+// GPUDeviceClass is the DeviceClass of the test driver's GPUs (every device of the driver).
+func GPUDeviceClass() *resourcev1.DeviceClass {
+	return &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: GPUDriver},
 		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
 			Expression: fmt.Sprintf("device.driver == %q", GPUDriver)}}}}}
+}
+
+// CreateGPUDeviceClass creates GPUDeviceClass, once per cluster.
+func (e *Env) CreateGPUDeviceClass(t testing.TB) {
+	t.Helper()
+	dc := GPUDeviceClass()
 	if _, err := e.Kube.ResourceV1().DeviceClasses().Create(context.Background(), dc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating DeviceClass %s: %v", GPUDriver, err)
 	}
 }
 
-// PublishGPUs publishes n GPUs of model on node: one ResourceSlice, a pool named after the
-// node. Removed with the test.
-func (e *Env) PublishGPUs(t testing.TB, node string, n int, model string) {
-	t.Helper()
+// GPUSlice is the ResourceSlice of n GPUs of model on node: a pool named after the node.
+func GPUSlice(node string, n int, model string) *resourcev1.ResourceSlice {
 	devices := make([]resourcev1.Device, n)
 	for i := range devices {
 		devices[i] = resourcev1.Device{Name: fmt.Sprintf("gpu-%d", i), Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
@@ -46,10 +48,16 @@ func (e *Env) PublishGPUs(t testing.TB, node string, n int, model string) {
 			"index":           {IntValue: ptr.To(int64(i))},
 		}}
 	}
-	rs := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: node + "-gpus"},
+	return &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: node + "-gpus"},
 		Spec: resourcev1.ResourceSliceSpec{Driver: GPUDriver, NodeName: ptr.To(node),
 			Pool:    resourcev1.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1},
 			Devices: devices}}
+}
+
+// PublishGPUs publishes n GPUs of model on node (GPUSlice). Removed with the test.
+func (e *Env) PublishGPUs(t testing.TB, node string, n int, model string) {
+	t.Helper()
+	rs := GPUSlice(node, n, model)
 	ctx := context.Background()
 	if _, err := e.Kube.ResourceV1().ResourceSlices().Create(ctx, rs, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating ResourceSlice %s: %v", rs.Name, err)

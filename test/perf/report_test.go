@@ -41,35 +41,11 @@ func TestPerf(t *testing.T) {
 	began := time.Now()
 	var results []Result
 	for _, wl := range workloads() {
-		// The machine is shared by etcd, the API server, the harness and the scheduler, and
-		// runs of one workload and configuration differ by up to 1.8x over a session: the
-		// configurations take turns, in a rotated order each round, so that a slow spell of the
-		// machine falls on every configuration rather than on one configuration's block of
-		// runs. Each pair runs *repeat times; the median run is reported with the spread.
-		var cfgs []Config
-		for _, c := range configs {
-			if !c.GangsOnly || wl.Gangs > 0 {
-				cfgs = append(cfgs, c)
-			}
-		}
-		byConfig := make([][]Result, len(cfgs))
-		for i := 0; i < max(*repeat, 1); i++ {
-			for j := range cfgs {
-				c := (i + j) % len(cfgs)
-				byConfig[c] = append(byConfig[c], runScheduling(t, root, cfgs[c], wl))
-			}
-		}
-		for _, runs := range byConfig {
-			sort.Slice(runs, func(i, j int) bool { return runs[i].PodsPerSecond < runs[j].PodsPerSecond })
-			r := runs[len(runs)/2]
-			r.MinRate, r.MaxRate = runs[0].PodsPerSecond, runs[len(runs)-1].PodsPerSecond
-			t.Logf("%-8s %-60s %5d/%d bound  %7.1f pods/s  cpu %6.1fs  rss %6.0f MiB  gang p50 %v p99 %v  incomplete %d waste %.1f GPU-s  writes/pod %.2f %v",
-				r.Config, r.Workload, r.Bound, r.Pods, r.PodsPerSecond, r.CPUSeconds, r.PeakRSSMiB, r.GangP50.Round(time.Millisecond), r.GangP99.Round(time.Millisecond), r.Incomplete, r.WasteGPUSeconds, r.WritesPerPod, r.Writes)
-			results = append(results, r)
-		}
+		results = append(results, runWorkload(t, root, wl)...)
 	}
 	preempts := runPreemptions(t, root)
 	topology := runStrandedAll(t, root)
+	dra := runWorkload(t, root, draWorkload())
 	updates := runUpdates(t, root)
 	bringUp := []BringUpResult{measureBringUp(t, root)}
 	if err := writeReport(*outDir, results, preempts, updates, bringUp, time.Since(began)); err != nil {
@@ -78,6 +54,41 @@ func TestPerf(t *testing.T) {
 	if err := replaceTopologySection(*outDir, topologySection(topology, "")); err != nil {
 		t.Fatal(err)
 	}
+	if err := replaceSection(*outDir, draHeading, draSection(dra, "")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runWorkload runs wl with every configuration that takes it, *repeat times each, and returns
+// each configuration's median run (by pods/s) with the spread. The machine is shared by etcd,
+// the API server, the harness and the scheduler, and runs of one workload and configuration
+// differ by up to 1.8x over a session: the configurations take turns, in a rotated order each
+// round, so that a slow spell of the machine falls on every configuration rather than on one
+// configuration's block of runs.
+func runWorkload(t *testing.T, root string, wl Workload) []Result {
+	var cfgs []Config
+	for _, c := range configs {
+		if !c.GangsOnly || wl.Gangs > 0 {
+			cfgs = append(cfgs, c)
+		}
+	}
+	byConfig := make([][]Result, len(cfgs))
+	for i := 0; i < max(*repeat, 1); i++ {
+		for j := range cfgs {
+			c := (i + j) % len(cfgs)
+			byConfig[c] = append(byConfig[c], runScheduling(t, root, cfgs[c], wl))
+		}
+	}
+	var results []Result
+	for _, runs := range byConfig {
+		sort.Slice(runs, func(i, j int) bool { return runs[i].PodsPerSecond < runs[j].PodsPerSecond })
+		r := runs[len(runs)/2]
+		r.MinRate, r.MaxRate = runs[0].PodsPerSecond, runs[len(runs)-1].PodsPerSecond
+		t.Logf("%-8s %-60s %5d/%d bound  %7.1f pods/s  cpu %6.1fs  rss %6.0f MiB  gang p50 %v p99 %v  incomplete %d waste %.1f GPU-s  writes/pod %.2f %v",
+			r.Config, r.Workload, r.Bound, r.Pods, r.PodsPerSecond, r.CPUSeconds, r.PeakRSSMiB, r.GangP50.Round(time.Millisecond), r.GangP99.Round(time.Millisecond), r.Incomplete, r.WasteGPUSeconds, r.WritesPerPod, r.Writes)
+		results = append(results, r)
+	}
+	return results
 }
 
 // TestPerfOne runs one configuration on one workload (-perf.config, -perf.workload index), to

@@ -48,6 +48,7 @@ import (
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
 var (
@@ -89,6 +90,9 @@ type Workload struct {
 	Plain, Gangs, GangSize int
 	// Prefill is the fraction of GPU capacity taken by pods bound before the run.
 	Prefill float64
+	// DRA: every pod takes its GPU from a ResourceClaim of its own (the test driver publishes
+	// 8 GPUs per node as a ResourceSlice), not from nvidia.com/gpu.
+	DRA bool
 }
 
 func workloads() []Workload {
@@ -155,6 +159,17 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	if err := createNodes(ctx, kube, wl.Nodes); err != nil {
 		t.Fatal(err)
 	}
+	if wl.DRA {
+		if _, err := kube.ResourceV1().DeviceClasses().Create(ctx, framework.GPUDeviceClass(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := parallel(wl.Nodes, func(i int) error {
+			_, err := kube.ResourceV1().ResourceSlices().Create(ctx, framework.GPUSlice(fmt.Sprintf("perf-node-%d", i), 8, "h100"), metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			t.Fatalf("publishing GPUs: %v", err)
+		}
+	}
 	prefilled := int(float64(wl.Nodes) * wl.Prefill)
 	parallel(prefilled, func(i int) error {
 		p := pod(fmt.Sprintf("prefill-%d", i), "none", 8)
@@ -208,6 +223,13 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	pods = len(items)
 	if err := parallel(len(items), func(i int) error {
 		p := pod(items[i].name, cfg.SchedulerName, 1)
+		if wl.DRA {
+			claim := framework.GPUClaim(ns, items[i].name+"-gpu", 1, "")
+			if _, err := kube.ResourceV1().ResourceClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			framework.UseClaim(p, claim.Name)
+		}
 		if g := items[i].gang; g != "" {
 			switch cfg.Gangs {
 			case "podgang":

@@ -234,23 +234,29 @@ func topologySection(rs []StrandedResult, note string) string {
 // replaceTopologySection puts the section in the report in place of its last one, or before
 // the update section when it has none.
 func replaceTopologySection(dir, section string) error {
+	return replaceSection(dir, topologyHeading, section)
+}
+
+// replaceSection puts section, which starts with heading, in the report in place of the last
+// section with that heading, or before the update section when there is none.
+func replaceSection(dir, heading, section string) error {
 	path := filepath.Join(dir, "README.md")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading the report to update: %w", err)
 	}
 	s := string(raw)
-	if i := strings.Index(s, topologyHeading); i >= 0 {
-		end := strings.Index(s[i+len(topologyHeading):], "\n## ")
+	if i := strings.Index(s, heading); i >= 0 {
+		end := strings.Index(s[i+len(heading):], "\n## ")
 		if end < 0 {
 			s = s[:i]
 		} else {
-			s = s[:i] + s[i+len(topologyHeading)+end:]
+			s = s[:i] + s[i+len(heading)+end:]
 		}
 	}
 	i := strings.Index(s, updatesHeading)
 	if i < 0 {
-		return fmt.Errorf("%s has no %q section to put the topology section before", path, strings.TrimSpace(updatesHeading))
+		return fmt.Errorf("%s has no %q section to put the %q section before", path, strings.TrimSpace(updatesHeading), strings.TrimSpace(heading))
 	}
 	return os.WriteFile(path, []byte(s[:i]+section+s[i:]), 0o644)
 }
