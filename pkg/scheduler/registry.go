@@ -10,6 +10,7 @@ import (
 
 	// Registers the plugin argument types with the kube-scheduler configuration scheme.
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgroup"
@@ -23,6 +24,7 @@ func RegistryOptions(rt *gangplugin.Runtime) []app.Option {
 		app.WithPlugin(podgang.Name, podgang.New(rt)),
 		app.WithPlugin(podgroup.Name, podgroup.New(rt)),
 		app.WithPlugin(workloadpodgroup.Name, workloadpodgroup.New(rt)),
+		app.WithPlugin(gangdra.Name, gangdra.New),
 	}
 }
 
@@ -34,6 +36,7 @@ func enabledPlugins() []configv1.Plugin {
 		{Name: podgang.Name, Weight: ptr.To[int32](3)},
 		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
 		{Name: workloadpodgroup.Name, Weight: ptr.To[int32](3)},
+		{Name: gangdra.Name, Weight: ptr.To[int32](2)}, // DynamicResources' own weight
 	}
 }
 
@@ -44,7 +47,7 @@ func enabledPlugins() []configv1.Plugin {
 // would handle the WorkloadPodGroup plugin's pods a second time. The default scheduler's
 // profile keeps all of them.
 func disabledPlugins() []configv1.Plugin {
-	return []configv1.Plugin{{Name: names.DefaultPreemption}, {Name: names.GangScheduling}, {Name: names.PodGroupPodsCount}}
+	return []configv1.Plugin{{Name: names.DefaultPreemption}, {Name: names.GangScheduling}, {Name: names.PodGroupPodsCount}, {Name: names.DynamicResources}}
 }
 
 // queueSort replaces the default PrioritySort: only one queue-sort plugin may be enabled.

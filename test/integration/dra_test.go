@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,10 +60,8 @@ func allocated(t *testing.T, env *framework.Env, ns, prefix string) (claims, res
 // Gang members with DRA claims are planned with their gang (no member-by-member placement):
 // the devices come from ResourceSlices (8 GPUs of model h100 on one node, 4 on another, 4 of
 // model a100 on a third, chosen by a CEL selector on the model), allocated in the gang's own
-// pass, and a gang is placed whole with its devices or not at all. A claim shared by the
-// members of one gang is not covered: the DRA plugin refuses a second pod of a claim whose
-// allocation is in flight (it shares one only within its own pod groups): such a gang is
-// refused with a message that says so, see docs/architecture.md, "DRA devices".
+// pass, and a gang is placed whole with its devices or not at all; a claim shared by the
+// members of a gang reaches every member (docs/architecture.md, "DRA devices").
 func TestDRAGangs(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
@@ -133,15 +130,22 @@ func TestDRAGangs(t *testing.T) {
 		t.Errorf("%d claims of %s, which lost the race, are allocated: devices stranded", n, lost.Name)
 	}
 
-	// Members sharing one claim that is not allocated yet: refused at once, with a message
-	// that names the claim and its members (the DRA plugin would refuse every member after the
-	// first for ever), and nothing allocated.
+	// Members sharing one claim that is not allocated yet (Grove's resourceSharing: one claim
+	// for a podgroup or a scaling-group replica): the gang binds whole, every member on the
+	// node of the claim's device, the claim allocated once and reserved for both. The second
+	// member takes the allocation the first one's Reserve made (GangDynamicResources), not a
+	// refusal while it is in flight.
 	shared := draGang(t, env, ns, "shared", 2, "a100", "shared-gpu")
-	pg = env.WaitGangCondition(t, ns, shared.Name, schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonSharedClaim, wait)
-	if msg := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable).Message; !strings.Contains(msg, "members shared-w-0, shared-w-1 share ResourceClaim shared-gpu") {
-		t.Errorf("message %q does not name the shared claim and its members", msg)
+	pods = env.WaitGangBound(t, ns, shared.Name, 2, wait)
+	for _, p := range pods {
+		if p.Spec.NodeName != "dra-0002" {
+			t.Errorf("member %s on %s: the shared claim's a100 is on dra-0002", p.Name, p.Spec.NodeName)
+		}
 	}
-	if n, _ := allocated(t, env, ns, "shared-gpu"); n != 0 {
-		t.Errorf("the refused gang's shared claim is allocated")
-	}
+	framework.Eventually(t, wait, "the shared claim allocated once and reserved for both members", func(context.Context) (bool, error) {
+		if n, users := allocated(t, env, ns, "shared-gpu"); n != 1 || users != 2 {
+			return false, fmt.Errorf("%d allocated, reserved for %d pods", n, users)
+		}
+		return true, nil
+	})
 }

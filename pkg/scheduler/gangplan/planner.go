@@ -10,11 +10,13 @@ package gangplan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
@@ -115,12 +118,16 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 			}
 		}
 	}
-	withDRA := dra != nil && enables(profile.Plugins, names.DynamicResources)
+	withDRA := dra != nil && (enables(profile.Plugins, names.DynamicResources) || enables(profile.Plugins, gangdra.Name))
+	pluginConfig, err := planningConfig(profile.PluginConfig, withDRA)
+	if err != nil {
+		return nil, err
+	}
 	prof := &config.KubeSchedulerProfile{
 		// Its own name: plugins key what they add to shared informers by profile name (the
 		// DRA plugin's pod index), and the profile's own instances added theirs already.
 		SchedulerName: profile.SchedulerName + "/gang-planner",
-		PluginConfig:  profile.PluginConfig,
+		PluginConfig:  pluginConfig,
 		Plugins:       planningPlugins(profile.Plugins, withDRA),
 	}
 	lister := &SnapshotLister{}
@@ -134,6 +141,26 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
 	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA}, nil
+}
+
+// planningConfig is the profile's plugin config for the planner's framework: with DRA, the
+// DynamicResources args the profile gives GangDynamicResources (which the planner runs as
+// DynamicResources), or their defaults, when it gives none to DynamicResources itself.
+func planningConfig(in []config.PluginConfig, withDRA bool) ([]config.PluginConfig, error) {
+	if !withDRA || slices.ContainsFunc(in, func(c config.PluginConfig) bool { return c.Name == names.DynamicResources }) {
+		return in, nil
+	}
+	var given runtime.Object
+	for _, c := range in {
+		if c.Name == gangdra.Name {
+			given = c.Args
+		}
+	}
+	args, err := gangdra.Args(given)
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clone(in), config.PluginConfig{Name: names.DynamicResources, Args: args}), nil
 }
 
 // enables reports whether the profile's plugins run name at Filter: enabled there, or
@@ -192,12 +219,23 @@ func planningPlugins(in *config.Plugins, withDRA bool) *config.Plugins {
 	drop := func(s *config.PluginSet) {
 		kept := s.Enabled[:0]
 		for _, p := range s.Enabled {
+			if p.Name == gangdra.Name {
+				// The planner's framework has kube-scheduler's plugins only: it runs
+				// DynamicResources itself (its pass is one pod-group cycle already).
+				p.Name = names.DynamicResources
+			}
 			if !skipped[p.Name] && (withDRA || p.Name != names.DynamicResources) {
 				kept = append(kept, p)
 			}
 		}
 		s.Enabled = kept
-		s.Disabled = append(s.Disabled, skip...)
+		disabled := s.Disabled[:0]
+		for _, p := range s.Disabled {
+			if !withDRA || p.Name != names.DynamicResources {
+				disabled = append(disabled, p)
+			}
+		}
+		s.Disabled = append(disabled, skip...)
 	}
 	for _, s := range []*config.PluginSet{&out.MultiPoint, &out.PreFilter, &out.Filter, &out.PreScore, &out.Score} {
 		drop(s)
@@ -284,8 +322,15 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			pl.fw.RunReservePluginsUnreserve(ctx, r.state, r.pod, r.node)
 		}
 	}()
+	// Members that share a ResourceClaim take the devices the first of them was allocated:
+	// the DRA plugin keeps that allocation in the pass's pod-group cycle state (this framework's
+	// cycles are the planner's own: the scheduler core never reads them).
+	group := gangdra.NewGroupCycle()
 	for _, pod := range in.Pods {
 		state := framework.NewCycleState()
+		if pl.dra {
+			state.SetPodGroupSchedulingCycle(group)
+		}
 		pre, st, _ := pl.fw.RunPreFilterPlugins(ctx, state, pod)
 		if st.Code() == fwk.Error {
 			return res, fmt.Errorf("PreFilter of %s: %w", pod.Name, st.AsError())

@@ -69,6 +69,9 @@ type Adapter struct {
 	// extraTimers wake, per holder, the extras it turned away when its hold runs out
 	// (extrahold.go).
 	extraTimers map[gang.Key]*time.Timer
+	// sharedOnce reads once whether the profile runs GangDynamicResources (shared).
+	sharedOnce sync.Once
+	shared     bool
 	// pdbs are the PodDisruptionBudgets preemption honours (set by Start; nil in unit tests).
 	pdbs policylisters.PodDisruptionBudgetLister
 }

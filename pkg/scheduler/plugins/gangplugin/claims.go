@@ -6,15 +6,19 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 )
 
 // sharedClaim is a ResourceClaim that two or more of pods use by name and that has no
-// allocation yet, with those pods ("" for none). Such a gang cannot be placed: the DRA plugin
-// refuses a pod whose claim has an allocation in flight for another pod (it shares one only
-// within its own pod groups), so the members after the first would fail for ever. A claim
-// allocated already (an earlier pod's) is shared as the plugin allows.
+// allocation yet, with those pods ("" for none). Without GangDynamicResources in the profile
+// such a gang cannot be placed: kube-scheduler's DynamicResources plugin refuses a pod whose
+// claim has an allocation in flight for another pod (it shares one only within its own pod
+// groups), so the members after the first would fail for ever. A claim allocated already (an
+// earlier pod's) is shared as the plugin allows.
 func (p *Adapter) sharedClaim(pods []*v1.Pod) (string, []string) {
 	users := map[string][]string{}
 	for _, pod := range pods {
@@ -42,10 +46,11 @@ func (p *Adapter) sharedClaim(pods []*v1.Pod) (string, []string) {
 	return "", nil
 }
 
-// refuseSharedClaim is the rejection of a gang whose members pods share an unallocated
-// ResourceClaim (sharedClaim), or nil.
+// refuseSharedClaim is the rejection of a gang whose members share an unallocated
+// ResourceClaim (sharedClaim) in a profile that runs kube-scheduler's DynamicResources plugin
+// rather than GangDynamicResources, or nil.
 func (p *Adapter) refuseSharedClaim(k gang.Key, pod *v1.Pod) (string, bool) {
-	if len(pod.Spec.ResourceClaims) == 0 {
+	if len(pod.Spec.ResourceClaims) == 0 || p.claimsShared() {
 		return "", false
 	}
 	claim, users := p.sharedClaim(p.store.DeficitPods(k))
@@ -53,6 +58,22 @@ func (p *Adapter) refuseSharedClaim(k gang.Key, pod *v1.Pod) (string, bool) {
 		return "", false
 	}
 	sort.Strings(users)
-	return fmt.Sprintf("%s: members %s share ResourceClaim %s, which is not allocated yet; Phalanx cannot place a gang whose members share an unallocated claim (give each member its own claim, or allocate the shared one first; see docs/architecture.md, DRA devices)",
-		k, strings.Join(users, ", "), claim), true
+	return fmt.Sprintf("%s: members %s share ResourceClaim %s, which is not allocated yet, and the scheduler profile runs %s instead of %s, which lets a gang's members share an allocation in flight (enable %s and disable %s, as Phalanx's own profile does, or give each member its own claim; see docs/architecture.md, DRA devices)",
+		k, strings.Join(users, ", "), claim, names.DynamicResources, gangdra.Name, gangdra.Name, names.DynamicResources), true
+}
+
+// claimsShared reports whether the profile runs GangDynamicResources at Reserve: members of a
+// gang share an unallocated claim through it. Read once, at the first use (the profile's
+// plugin lists are complete only after every plugin was built).
+func (p *Adapter) claimsShared() bool {
+	p.sharedOnce.Do(func() {
+		lister, ok := p.handle.(interface{ ListPlugins() *config.Plugins })
+		if !ok {
+			return
+		}
+		for _, pl := range lister.ListPlugins().Reserve.Enabled {
+			p.shared = p.shared || pl.Name == gangdra.Name
+		}
+	})
+	return p.shared
 }
