@@ -2,8 +2,10 @@ package perf
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -145,6 +147,20 @@ type Sample struct {
 var tracePods = flag.String("perf.trace", "", "TestPerfUpdates: log every event of the pods whose names start with this prefix (e.g. pcsg-5-: one PodCliqueSet replica's steps)")
 
 var onlyUpdate = flag.Int("perf.update", 0, "TestPerfUpdates: only this strategy (1-based); 0: all")
+
+var auditPods = flag.Bool("perf.audit", false, "TestPerfUpdates: record every pod deletion in the API server's audit log and report the deletions of pods that were not the ones their requester saw (a delete by name that removed a newer pod of the same name)")
+
+// podDeleteAuditPolicy records pod deletions with their request (preconditions) and response
+// (the pod deleted, with its UID and creation time).
+const podDeleteAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: RequestResponse
+  verbs: [delete]
+  resources: [{group: "", resources: [pods]}]
+- level: None
+`
 
 // runUpdates measures the seed design's strategies at 100 PodCliqueSet replicas on 800 nodes.
 func runUpdates(t *testing.T, root string) []UpdateResult {
@@ -346,7 +362,17 @@ func startUpdateCluster(t *testing.T, root string, nodes int) (*framework.Env, *
 	t.Helper()
 	ctx := context.Background()
 	crds := filepath.Join(root, "manifests", "helm", "phalanx", "files", "crds")
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: t.TempDir(), BinDir: binDir(root), KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"), CRDDir: crds})
+	dir := t.TempDir()
+	var apiArgs []string
+	if *auditPods {
+		policy := filepath.Join(dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(podDeleteAuditPolicy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		apiArgs = []string{"--audit-policy-file=" + policy, "--audit-log-path=" + filepath.Join(dir, "audit.log"), "--audit-log-format=json"}
+		t.Cleanup(func() { reportPodDeletes(t, filepath.Join(dir, "audit.log")) })
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir(root), KwokStages: filepath.Join(root, "hack", "kwok", "stages.yaml"), CRDDir: crds, APIServerArgs: apiArgs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,4 +485,71 @@ func slowestBinds(created, bound map[string]time.Duration, n int) string {
 		out += fmt.Sprintf(" %s %s", all[i].pod, all[i].d.Round(time.Millisecond))
 	}
 	return out
+}
+
+// reportPodDeletes reads the audit log of -perf.audit and logs, by user agent, how many pod
+// deletions there were, how many had a UID precondition, and every deletion that removed a pod
+// created after an earlier deletion of the same name (a delete by name that took a replacement).
+func reportPodDeletes(t *testing.T, path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("audit: %v", err)
+		return
+	}
+	type event struct {
+		Stage     string `json:"stage"`
+		UserAgent string `json:"userAgent"`
+		ObjectRef struct {
+			Name string `json:"name"`
+		} `json:"objectRef"`
+		ResponseStatus struct {
+			Code int `json:"code"`
+		} `json:"responseStatus"`
+		RequestObject struct {
+			Preconditions *struct {
+				UID string `json:"uid"`
+			} `json:"preconditions"`
+			GracePeriodSeconds *int64 `json:"gracePeriodSeconds"`
+		} `json:"requestObject"`
+		ResponseObject struct {
+			Metadata struct {
+				UID               string `json:"uid"`
+				DeletionTimestamp string `json:"deletionTimestamp"`
+			} `json:"metadata"`
+		} `json:"responseObject"`
+		Received string `json:"requestReceivedTimestamp"`
+	}
+	total, withUID := map[string]int{}, map[string]int{}
+	firstUID := map[string]string{} // pod name -> UID the first deletion by the controller took
+	var wrong []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line == "" {
+			continue
+		}
+		var e event
+		if json.Unmarshal([]byte(line), &e) != nil || e.Stage != "ResponseComplete" {
+			continue
+		}
+		agent := e.UserAgent
+		if i := strings.Index(agent, " "); i > 0 {
+			agent = agent[:i]
+		}
+		total[agent]++
+		if e.RequestObject.Preconditions != nil && e.RequestObject.Preconditions.UID != "" {
+			withUID[agent]++
+			if _, ok := firstUID[e.ObjectRef.Name]; !ok {
+				firstUID[e.ObjectRef.Name] = e.RequestObject.Preconditions.UID
+			}
+			continue
+		}
+		// A deletion without a precondition that hit a live pod (no deletion timestamp before
+		// this request) of a UID other than the one the controller deleted by that name.
+		if e.ResponseStatus.Code < 300 && e.ResponseObject.Metadata.UID != "" && firstUID[e.ObjectRef.Name] != "" && e.ResponseObject.Metadata.UID != firstUID[e.ObjectRef.Name] {
+			wrong = append(wrong, fmt.Sprintf("%s by %s at %s (grace %v)", e.ObjectRef.Name, agent, e.Received, e.RequestObject.GracePeriodSeconds))
+		}
+	}
+	t.Logf("audit: pod deletions by user agent %v, with a UID precondition %v", total, withUID)
+	if len(wrong) > 0 {
+		t.Logf("audit: %d deletions without a precondition took a newer pod of the name: %s", len(wrong), strings.Join(wrong[:min(len(wrong), 20)], "; "))
+	}
 }
