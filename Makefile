@@ -62,7 +62,11 @@ $(BIN)/localup: FORCE
 $(BIN)/demo: FORCE
 	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/demo
 
-tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/kwok ## Build the control-plane tools into bin/ (once).
+tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/kwok $(BIN)/podreaper ## Build the control-plane tools into bin/ (once).
+
+# Confirms pod deletions on the local control plane as kubelets do (hack/podreaper).
+$(BIN)/podreaper: FORCE
+	@$(GO) build $(GOFLAGS_M) -o $@ ./hack/podreaper
 
 $(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
 	@echo ">> building etcd (hack/tools/etcd, ~2 min cold)"

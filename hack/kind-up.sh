@@ -167,7 +167,8 @@ EOF
 
   step "fake GPU device plugin, KWOK, Phalanx"
   rm -rf "${dir}/overlay" && mkdir -p "${dir}/overlay"
-  cp "${root}/hack/kwok/stages.yaml" "${dir}/overlay/kwok-stages.yaml"
+  # The kind cluster's KWOK confirms pod deletions itself (no podreaper runs there).
+  cat "${root}/hack/kwok/stages.yaml" "${root}/hack/kwok/pod-delete-stage.yaml" >"${dir}/overlay/kwok-stages.yaml"
   cat >"${dir}/overlay/kustomization.yaml" <<EOF
 # Written by hack/kind-up.sh: hack/kind (manifests/ and the kind cluster's own parts) with the
 # images built for this run.

@@ -34,8 +34,8 @@ for v in $VERSIONS; do
   if [[ $v == v1.37 ]]; then
     for b in kube-apiserver kube-controller-manager; do ln -sf ../../$b "$dir/$b"; done
   fi
-  for b in etcd kwok phalanx-scheduler; do ln -sf ../../$b "$dir/$b"; done
-  for b in kube-apiserver kube-controller-manager etcd kwok phalanx-scheduler; do
+  for b in etcd kwok podreaper phalanx-scheduler; do ln -sf ../../$b "$dir/$b"; done
+  for b in kube-apiserver kube-controller-manager etcd kwok podreaper phalanx-scheduler; do
     [[ -x $dir/$b ]] || { echo "$dir/$b missing: run make test-compat (it builds them)" >&2; exit 1; }
   done
   server=$("$dir/kube-apiserver" --version | awk '{print $2}')

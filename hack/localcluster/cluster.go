@@ -34,7 +34,7 @@ import (
 type Options struct {
 	// Dir holds certificates, etcd data, logs, PID files and the kubeconfig.
 	Dir string
-	// BinDir holds etcd, kube-apiserver and kwok.
+	// BinDir holds etcd, kube-apiserver, kwok and podreaper.
 	BinDir string
 	// KwokStages is the KWOK stages file (hack/kwok/stages.yaml).
 	KwokStages string
@@ -109,7 +109,10 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 90 * time.Second
 	}
-	bins := []string{"etcd", "kube-apiserver", "kwok"}
+	bins := []string{"etcd", "kube-apiserver"}
+	if !o.NoKwok {
+		bins = append(bins, "kwok", "podreaper")
+	}
 	if o.ControllerManager {
 		bins = append(bins, "kube-controller-manager")
 	}
@@ -255,11 +258,19 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// podreaper confirms pod deletions as kubelets do, with the pod's UID as precondition
+	// (KWOK's own pod-delete stage deletes by name and took newer pods of the same name).
+	reaper, err := c.spawn(o, "podreaper", "--kubeconfig="+c.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
 	// KWOK has no readiness endpoint that covers its informers; a short liveness window
 	// catches configuration errors (it exits at once on a bad stages file).
 	select {
 	case <-kwok.exited:
 		return nil, kwok.failure()
+	case <-reaper.exited:
+		return nil, reaper.failure()
 	case <-time.After(500 * time.Millisecond):
 	}
 	return c, nil
@@ -335,7 +346,7 @@ func (c *Cluster) RestartAPIServerWith(ctx context.Context, args ...string) erro
 func StopDetached(dir string) error {
 	defer func() { _ = os.RemoveAll(filepath.Join(dir, "etcd-data")) }()
 	var errs []error
-	for _, name := range []string{"kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
+	for _, name := range []string{"podreaper", "kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
 		pidFile := filepath.Join(dir, name+".pid")
 		raw, err := os.ReadFile(pidFile)
 		if errors.Is(err, os.ErrNotExist) {
