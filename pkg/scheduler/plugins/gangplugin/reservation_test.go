@@ -133,14 +133,20 @@ func (noStatus) Enqueue(gang.Key)           {}
 func (noStatus) Established(gang.Key)       {}
 func (noStatus) Preempted(gang.Key, string) {}
 
-// A hold ends the moment the replacement binds (here on another node than the capacity it
-// held), and the pods it kept off are woken then, not when its window closes a minute later.
-func TestHoldEndsWhenReplacementBinds(t *testing.T) {
-	store := storeWithGangs(1, true) // gang-0 reserved 8 GPUs on r0 for a minute
+// heldGang is an adapter on a store whose gang-0 (k) reserved 8 GPUs on node r0 for a minute,
+// recording what it wakes in h.
+func heldGang() (*Adapter, *gang.Store, *activations, gang.Key) {
+	store := storeWithGangs(1, true)
 	h := &activations{pods: map[string]*v1.Pod{}}
 	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang})
 	p.SetStatusSink(noStatus{})
-	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+	return p, store, h, gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+}
+
+// A hold ends the moment the replacement binds (here on another node than the capacity it
+// held), and the pods it kept off are woken then, not when its window closes a minute later.
+func TestHoldEndsWhenReplacementBinds(t *testing.T) {
+	p, store, h, k := heldGang()
 	blocked := plainPod(8)
 	if st := p.FilterHolds(blocked, node("r0", "a", 0)); st.IsSuccess() {
 		t.Fatal("the held capacity was not held")
@@ -168,11 +174,7 @@ func TestHoldEndsWhenReplacementBinds(t *testing.T) {
 // blocked (the release found nobody to wake) wakes the pod at once, not when the window closes
 // (a Coherent update waited the whole 2 minutes for it: TestCoherentDrainFirstAllOrNothing).
 func TestHoldReleasedBeforeBlockedPodNoted(t *testing.T) {
-	store := storeWithGangs(1, true) // gang-0 reserved 8 GPUs on r0 for a minute
-	h := &activations{pods: map[string]*v1.Pod{}}
-	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang})
-	p.SetStatusSink(noStatus{})
-	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "gang-0"}
+	p, store, h, k := heldGang()
 	blocked := plainPod(8)
 	st, holds := p.checkHolds(blocked, node("r0", "a", 0))
 	if st.IsSuccess() || len(holds) != 1 {

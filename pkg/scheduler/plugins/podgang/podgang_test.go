@@ -298,19 +298,26 @@ func TestQueueKeyFixedWhileQueued(t *testing.T) {
 	}
 }
 
-// A member deleted while it was placed (here: reserved, then its deletion seen, then
-// Unreserve) does not send its gang into back-off: the gang did not fail to fit, and its
-// replacement is made at once (a rolling update's replacement waited the whole back-off).
-// A member released while it still exists does.
-func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
+// gangOfTwo is a plugin whose store has gang g (k) of one podgroup of 2, members p0 and p1
+// recorded and pending.
+func gangOfTwo(t *testing.T) (*Plugin, gang.Key, *v1.Pod, *v1.Pod) {
+	t.Helper()
 	pl, _ := newTestPlugin(t)
-	ctx := context.Background()
-	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
 	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
 	p0, p1 := member("g", 0), member("g", 1)
 	for _, p := range []*v1.Pod{p0, p1} {
 		pl.Store().UpsertPod(p)
 	}
+	return pl, gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}, p0, p1
+}
+
+// A member deleted while it was placed (here: reserved, then its deletion seen, then
+// Unreserve) does not send its gang into back-off: the gang did not fail to fit, and its
+// replacement is made at once (a rolling update's replacement waited the whole back-off).
+// A member released while it still exists does.
+func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
+	pl, k, p0, p1 := gangOfTwo(t)
+	ctx := context.Background()
 	pl.Reserve(ctx, nil, p0, "n1")
 	pl.Store().DeletePod(p0)
 	pl.Unreserve(ctx, nil, p0, "n1")
@@ -342,14 +349,8 @@ func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
 // went, a device claim changed under it) is tried again alone: its siblings are bound or
 // binding, and a back-off of the gang would only delay the last member.
 func TestFailedBindAfterQuorumNoBackoff(t *testing.T) {
-	pl, _ := newTestPlugin(t)
+	pl, k, p0, p1 := gangOfTwo(t)
 	ctx := context.Background()
-	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
-	pl.Store().SetSpec(oneGroup("g", 2, time.Now()))
-	p0, p1 := member("g", 0), member("g", 1)
-	for _, p := range []*v1.Pod{p0, p1} {
-		pl.Store().UpsertPod(p)
-	}
 	pl.Reserve(ctx, nil, p0, "n1")
 	pl.Reserve(ctx, nil, p1, "n1")
 	if st, _ := pl.Permit(ctx, nil, p1, "n1"); !st.IsSuccess() {
