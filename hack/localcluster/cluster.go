@@ -220,7 +220,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	if o.ControllerManager {
 		// resourcequota-controller: a ResourceQuota refuses pods only once its usage is computed.
-		controllers := "deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,resourcequota-controller"
+		// resourceclaim-controller: a pod's claims from ResourceClaimTemplates are made, and
+		// released when the pod is gone.
+		controllers := "deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,resourcequota-controller,resourceclaim-controller"
 		kcmArgs := []string{"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0",
 			"--use-service-account-credentials=false", "--root-ca-file=" + certs.CACert, "--v=1"}
 		if o.WorkloadAPI {

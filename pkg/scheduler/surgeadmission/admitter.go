@@ -119,7 +119,10 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, err
 	}
-	pods := sortedBySize(surge.AsCreated(req.Pods))
+	pods, unchecked := withoutTemplateClaims(sortedBySize(surge.AsCreated(req.Pods)))
+	if unchecked > 0 {
+		klog.FromContext(ctx).V(4).Info("Surge admission leaves the devices of claims from templates to the members' own cycles", "surge", req.What, "claims", unchecked)
+	}
 	req.Pods = pods
 	filter := a.notHeld
 	if len(req.Levels) > 0 {
@@ -227,6 +230,46 @@ func (a *FrameworkAdmitter) notHeld(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 }
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
+
+// withoutTemplateClaims drops from pods not created yet the claims they get from
+// ResourceClaimTemplates (Grove's resourceClaimTemplates), and counts them. Such a claim exists
+// only once kube-controller-manager makes it for the created pod, and the DRA plugin refuses a
+// pod whose claim does not exist yet ("ResourceClaim not created yet"): with them, a surge of
+// such pods was never admitted and an update with maxUnavailable 0 waited for ever
+// (TestDRATemplateSurgeUpdate). Their devices are left to the members' own cycles, which place
+// a gang whole with its devices or not at all; claims by name (shared ones) stay and are
+// checked.
+func withoutTemplateClaims(pods []*v1.Pod) ([]*v1.Pod, int) {
+	dropped := 0
+	for _, p := range pods {
+		kept := p.Spec.ResourceClaims[:0]
+		gone := map[string]bool{}
+		for _, c := range p.Spec.ResourceClaims {
+			if c.ResourceClaimTemplateName != nil {
+				gone[c.Name] = true
+				continue
+			}
+			kept = append(kept, c)
+		}
+		if len(gone) == 0 {
+			continue
+		}
+		dropped += len(gone)
+		p.Spec.ResourceClaims = kept
+		for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+			for i := range cs {
+				refs := cs[i].Resources.Claims[:0]
+				for _, r := range cs[i].Resources.Claims {
+					if !gone[r.Name] {
+						refs = append(refs, r)
+					}
+				}
+				cs[i].Resources.Claims = refs
+			}
+		}
+	}
+	return pods, dropped
+}
 
 func sortedBySize(pods []*v1.Pod) []*v1.Pod {
 	out := append([]*v1.Pod(nil), pods...)
