@@ -22,7 +22,7 @@ import (
 var (
 	repeat      = flag.Int("perf.repeat", 3, "runs per configuration and workload; the median run is reported, with the slowest and fastest rates")
 	oneConfig   = flag.String("perf.config", "", "TestPerfOne: the configuration")
-	oneWorkload = flag.Int("perf.workload", 0, "TestPerfOne: the workload index")
+	oneWorkload = flag.Int("perf.workload", 0, "TestPerfOne: the workload index (-1: the DRA gang workload)")
 )
 
 // TestPerf runs every workload under every configuration, then the update costs, and writes
@@ -103,7 +103,11 @@ func TestPerfOne(t *testing.T) {
 	}
 	for _, cfg := range configs {
 		if cfg.Name == *oneConfig {
-			r := runScheduling(t, root, cfg, workloads()[*oneWorkload])
+			wl := draWorkload()
+			if *oneWorkload >= 0 {
+				wl = workloads()[*oneWorkload]
+			}
+			r := runScheduling(t, root, cfg, wl)
 			t.Logf("%+v", r)
 		}
 	}
