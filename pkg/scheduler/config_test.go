@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 )
 
@@ -41,6 +42,13 @@ func TestDefaultConfigLoads(t *testing.T) {
 		t.Errorf("leader election %+v, kubeconfig %q", cfg.LeaderElection, cfg.ClientConnection.Kubeconfig)
 	}
 	prof := cfg.Profiles[0]
+	order := map[string]int{}
+	for i, p := range prof.Plugins.MultiPoint.Enabled {
+		order[p.Name] = i + 1
+	}
+	if order[gangdra.Name] == 0 || order[gangdra.Name] > order[podgang.Name] {
+		t.Errorf("multiPoint %v: %s must come before %s (DynamicResources' PostFilter needs its PreFilter's state)", prof.Plugins.MultiPoint.Enabled, gangdra.Name, podgang.Name)
+	}
 	if qs := prof.Plugins.QueueSort.Enabled; len(qs) != 1 || qs[0].Name != podgang.Name {
 		t.Errorf("queueSort = %+v, want only %s", qs, podgang.Name)
 	}
@@ -92,8 +100,20 @@ func TestShippedConfigsMatchProfile(t *testing.T) {
 			for _, p := range prof.Plugins.PostFilter.Enabled {
 				enabled[p.Name] = true
 			}
-			for _, p := range prof.Plugins.MultiPoint.Enabled {
+			at := map[string]int{}
+			for i, p := range prof.Plugins.MultiPoint.Enabled {
 				enabled[p.Name] = true
+				at[p.Name] = i
+			}
+			// DynamicResources' PostFilter needs the state its PreFilter writes, and a gang
+			// plugin's PreFilter that refuses a gang ends the phase: GangDynamicResources first
+			// (DynamicResources' own place in kube-scheduler's order).
+			if i, ok := at[gangdra.Name]; ok {
+				for _, g := range []string{"PodGang", "PodGroup", "WorkloadPodGroup"} {
+					if j, has := at[g]; has && j < i {
+						t.Errorf("manifests/%s profile %s: %s comes before %s", variant, prof.SchedulerName, g, gangdra.Name)
+					}
+				}
 			}
 			for _, d := range disabledPlugins() {
 				if enabled[d.Name] {

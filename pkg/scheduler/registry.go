@@ -33,10 +33,13 @@ func RegistryOptions(rt *gangplugin.Runtime) []app.Option {
 // default spreading score of NodeResourcesFit.
 func enabledPlugins() []configv1.Plugin {
 	return []configv1.Plugin{
+		// Before the gang plugins, where DynamicResources runs in kube-scheduler's default
+		// order: a gang plugin's PreFilter that refuses a gang ends the PreFilter phase, and
+		// DynamicResources' PostFilter needs the state its own PreFilter writes.
+		{Name: gangdra.Name, Weight: ptr.To[int32](2)}, // DynamicResources' own weight
 		{Name: podgang.Name, Weight: ptr.To[int32](3)},
 		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
 		{Name: workloadpodgroup.Name, Weight: ptr.To[int32](3)},
-		{Name: gangdra.Name, Weight: ptr.To[int32](2)}, // DynamicResources' own weight
 	}
 }
 

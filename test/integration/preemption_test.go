@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
@@ -465,4 +466,50 @@ func TestPreemptionRoomHeldForEstablishedGang(t *testing.T) {
 	release()
 	env.WaitGangBound(t, ns, x.Name, 3, wait)
 	expectNoneBound(t, env, ns, "third", "third pod took room held for the established gang's member")
+}
+
+// A preemptor gang whose podgroup must be in one rack (a podgroup-level required packing, a
+// level inside the gang): 2 racks of 2 nodes, one low pod in each rack, so each rack has one
+// free node. Without the level the pass finds room for both members at once (one node in each
+// rack) and preempts nothing, while the gang's own placement refuses that split: the gang
+// waited for ever. With the level, preemption frees one rack whole: one low pod goes, the other
+// stays, and the gang binds in that rack.
+func TestPreemptionKeepsPackingLevels(t *testing.T) {
+	env := framework.Shared(t)
+	env.StartScheduler(t, nil)
+	ns := env.NewNamespace(t)
+	ensurePriorityClasses(t, env)
+	env.AddNodes(t, localcluster.NodeShape{Prefix: "prelvl", Count: 4, GPUs: 8, CPU: "64", Memory: "512Gi", NodesPerRack: 2, RacksPerBlock: 2, BlocksPerZone: 1})
+	var lows []framework.Gang
+	for i, node := range []int{0, 2} {
+		g := wholeNodeGang(ns, fmt.Sprintf("low-%d", i), 1, prioLow)
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(context.Background(), g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod := g.Pod(g.Groups[0], 0)
+		pod.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": fmt.Sprintf("prelvl-%04d", node)}
+		env.CreatePods(t, pod)
+		env.WaitGangBound(t, ns, g.Name, 1, wait)
+		lows = append(lows, g)
+	}
+	high := wholeNodeGang(ns, "high", 2, prioHigh)
+	high.Customize = func(s *schedv1.PodGangSpec) { s.PodGroups[0].TopologyConstraint = pack(localcluster.LabelRack, "") }
+	env.CreateGang(t, high)
+	pods := env.WaitGangBound(t, ns, high.Name, 2, wait)
+	racks := map[string]bool{}
+	for _, p := range nodeLabels(t, env, pods) {
+		racks[p[localcluster.LabelRack]] = true
+	}
+	if len(racks) != 1 {
+		t.Errorf("the preemptor's podgroup is on racks %v, want one", racks)
+	}
+	left := 0
+	for _, g := range lows {
+		if p, _ := env.GangPods(context.Background(), ns, g.Name); len(p) > 0 {
+			left++
+		}
+	}
+	if left != 1 {
+		t.Errorf("%d of the 2 low gangs left, want 1 (one rack freed, the other untouched)", left)
+	}
 }

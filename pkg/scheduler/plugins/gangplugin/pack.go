@@ -27,6 +27,21 @@ type memberPack struct {
 // required level that no domain has room for. The preferred levels the choice could not keep
 // are recorded for the gang's status (and logged, and counted, when that changes).
 func (p *Adapter) packLevels(logger klog.Logger, k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, cand []fwk.NodeInfo) (*memberPack, string) {
+	pack, msg := p.choosePack(k, spec, levels, pod, cand)
+	if msg != "" {
+		return nil, msg
+	}
+	note := strings.Join(pack.domains.FellBack, "; ")
+	if p.setPackNote(k, note) && note != "" {
+		logger.V(2).Info("Preferred packing not kept", "gang", k.String(), "why", note)
+		metrics.PreferredPackingFallbacks.WithLabelValues(k.Kind.String()).Add(float64(len(pack.domains.FellBack)))
+	}
+	return pack, ""
+}
+
+// choosePack is packLevels without recording anything: what a preemption weighs for each set
+// of victims.
+func (p *Adapter) choosePack(k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, cand []fwk.NodeInfo) (*memberPack, string) {
 	members := p.store.PackMembers(k, pod)
 	nodes := make([]gang.TopoNode, len(cand))
 	for i, n := range cand {
@@ -35,11 +50,6 @@ func (p *Adapter) packLevels(logger klog.Logger, k gang.Key, spec *gang.Spec, le
 	d, msg := gang.ChooseDomains(levels, nodes, members)
 	if msg != "" {
 		return nil, msg
-	}
-	note := strings.Join(d.FellBack, "; ")
-	if p.setPackNote(k, note) && note != "" {
-		logger.V(2).Info("Preferred packing not kept", "gang", k.String(), "why", note)
-		metrics.PreferredPackingFallbacks.WithLabelValues(k.Kind.String()).Add(float64(len(d.FellBack)))
 	}
 	groups := make(map[string]int, len(members))
 	for _, m := range members {

@@ -290,7 +290,13 @@ func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor,
 func (p *Adapter) selectIn(ctx context.Context, pl Planner, pre *preemptor, domain []fwk.NodeInfo, units []gang.Unit) (*victimChoice, error) {
 	var planErr error
 	plan := func(chosen []gang.Unit) map[string]string {
-		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victimPods(chosen), Filter: p.holdsFilter()}
+		victims := victimPods(chosen)
+		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victims, Filter: p.holdsFilter()}
+		if pack, fits := p.packWithout(ctx, pre, domain, victims); !fits {
+			return nil // the gang's packing levels have no room, even with these victims gone
+		} else if pack != nil {
+			in.Filter = pack.filter(in.Filter)
+		}
 		res, err := pl.Plan(ctx, in)
 		if err != nil {
 			planErr = err
@@ -573,6 +579,45 @@ func (p *Adapter) evictOne(ctx context.Context, cs kubernetes.Interface, logger 
 	if rec := p.handle.EventRecorder(); rec != nil {
 		rec.Eventf(v, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", "Preempted by %s on node %s", label, v.Spec.NodeName)
 	}
+}
+
+// packWithout is the preemptor gang's packing levels (those inside the gang: a scaling-group
+// replica's, a podgroup's) chosen as if victims were gone: the pass may place each member only
+// in its levels' domains, so that a preemption never counts on room the gang's own placement
+// then refuses (a podgroup split over two racks). Nil and true for a preemptor without such
+// levels; false when a required level has no room even without the victims.
+func (p *Adapter) packWithout(ctx context.Context, pre *preemptor, domain []fwk.NodeInfo, victims []*v1.Pod) (*memberPack, bool) {
+	if pre.gang == (gang.Key{}) || len(pre.pods) == 0 {
+		return nil, true
+	}
+	spec, ok := p.store.Spec(pre.gang)
+	if !ok {
+		return nil, true
+	}
+	levels := spec.Levels()
+	if len(levels) == 0 {
+		return nil, true
+	}
+	view := domain
+	if len(victims) > 0 {
+		on := map[string][]*v1.Pod{}
+		for _, v := range victims {
+			on[v.Spec.NodeName] = append(on[v.Spec.NodeName], v)
+		}
+		view = make([]fwk.NodeInfo, len(domain))
+		for i, n := range domain {
+			view[i] = n
+			if vs := on[n.Node().Name]; len(vs) > 0 {
+				c := n.Snapshot()
+				for _, v := range vs {
+					_ = c.RemovePod(klog.FromContext(ctx), v) // a victim not on the copy frees nothing there
+				}
+				view[i] = c
+			}
+		}
+	}
+	pack, msg := p.choosePack(pre.gang, &spec, levels, pre.pods[0], view)
+	return pack, msg == ""
 }
 
 func victimPods(units []gang.Unit) []*v1.Pod {
