@@ -66,6 +66,13 @@ func TestDRAGangs(t *testing.T) {
 	env := framework.Shared(t)
 	env.StartScheduler(t, nil)
 	ns := env.NewNamespace(t)
+	// The devices go back when the test ends: without kube-controller-manager nobody
+	// deallocates the claims of a deleted namespace, and a rerun on the same nodes and pools
+	// (go test -count) would find them taken.
+	t.Cleanup(func() {
+		env.DeletePodsNow(t, ns, "")
+		env.ReleaseClaims(t, ns, "")
+	})
 	env.AddNodes(t, nodes("dra", 3, 8))
 	env.CreateGPUDeviceClass(t)
 	env.PublishGPUs(t, "dra-0000", 8, "h100")
