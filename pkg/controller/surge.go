@@ -109,13 +109,16 @@ func isMemberPod(p *corev1.Pod, unit string, index int) bool {
 // its packing label and the nodes where the gang already runs, or with its packing levels).
 func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, obs *observed) []surge.Request {
 	byGang := map[string][]*corev1.Pod{}
+	levels := map[string][]gang.Level{}
 	packed := false
 	for _, p := range pods {
 		g := workload.GangOf(p.Labels)
-		byGang[g] = append(byGang[g], p)
-		if spec := gangs[g]; spec.Pack.Required != "" || len(spec.Levels()) > 0 {
-			packed = true
+		if _, seen := byGang[g]; !seen {
+			spec := gangs[g]
+			levels[g] = spec.Levels()
+			packed = packed || spec.Pack.Required != "" || len(levels[g]) > 0
 		}
+		byGang[g] = append(byGang[g], p)
 	}
 	if !packed {
 		return []surge.Request{{What: what, Pods: pods}}
@@ -129,24 +132,24 @@ func surgeRequests(what string, pods []*corev1.Pod, gangs map[string]gang.Spec, 
 			}
 		}
 		sort.Strings(req.AnchorNodes)
-		if spec := gangs[g]; len(spec.Levels()) > 0 {
-			packLevels(&req, spec, obs)
+		if len(levels[g]) > 0 {
+			packLevels(&req, gangs[g], levels[g], obs)
 		}
 		out = append(out, req)
 	}
 	return out
 }
 
-// packLevels gives req the packing levels of gang spec: the podgroup of each of its pods
-// and the gang's members on nodes (which fix their levels' domains).
-func packLevels(req *surge.Request, spec gang.Spec, obs *observed) {
+// packLevels gives req the packing levels of gang spec (spec.Levels()): the podgroup of each
+// of its pods and the gang's members on nodes (which fix their levels' domains).
+func packLevels(req *surge.Request, spec gang.Spec, levels []gang.Level, obs *observed) {
 	groupOf := map[string]int{}
 	for i, pg := range spec.PodGroups {
 		for _, name := range pg.Pods {
 			groupOf[name] = i
 		}
 	}
-	req.Levels, req.Groups = spec.Levels(), map[string]int{}
+	req.Levels, req.Groups = levels, map[string]int{}
 	for _, p := range req.Pods {
 		if g, ok := groupOf[p.Name]; ok {
 			req.Groups[p.Name] = g

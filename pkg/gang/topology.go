@@ -146,6 +146,15 @@ func (d Domains) Admits(levels []Level, g int, labels map[string]string) (ok boo
 	return true, -1
 }
 
+// Outside is Admits as the reason a node with labels is refused for podgroup g ("" when it is
+// admitted): "outside the <key> chosen for <what>".
+func (d Domains) Outside(levels []Level, g int, labels map[string]string) string {
+	if ok, i := d.Admits(levels, g, labels); !ok {
+		return fmt.Sprintf("outside the %s chosen for %s", levels[i].Key, levels[i].What)
+	}
+	return ""
+}
+
 // Preferred counts the preferred levels that cover podgroup g and have a domain (of), and
 // how many of those a node with labels lies in (in).
 func (d Domains) Preferred(levels []Level, g int, labels map[string]string) (in, of int) {

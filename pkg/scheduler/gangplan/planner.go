@@ -325,10 +325,13 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	// Members that share a ResourceClaim take the devices the first of them was allocated:
 	// the DRA plugin keeps that allocation in the pass's pod-group cycle state (this framework's
 	// cycles are the planner's own: the scheduler core never reads them).
-	group := gangdra.NewGroupCycle()
+	var group fwk.PodGroupCycleState
+	if pl.dra {
+		group = gangdra.NewGroupCycle()
+	}
 	for _, pod := range in.Pods {
 		state := framework.NewCycleState()
-		if pl.dra {
+		if group != nil {
 			state.SetPodGroupSchedulingCycle(group)
 		}
 		pre, st, _ := pl.fw.RunPreFilterPlugins(ctx, state, pod)

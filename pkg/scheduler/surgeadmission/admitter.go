@@ -133,9 +133,8 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 			return surge.Verdict{Message: fmt.Sprintf("%s: %s", req.What, msg)}, nil
 		}
 		filter = func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
-			if ok, i := pack.Admits(req.Levels, req.Groups[pod.Name], n.Node().Labels); !ok {
-				l := req.Levels[i]
-				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("outside the %s chosen for %s", l.Key, l.What))
+			if why := pack.Outside(req.Levels, req.Groups[pod.Name], n.Node().Labels); why != "" {
+				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, why)
 			}
 			return a.notHeld(pod, n)
 		}
@@ -392,10 +391,7 @@ func shortfall(req surge.Request, domains []domain, reasons []string, freeOf fun
 func packFor(req surge.Request, nodes []fwk.NodeInfo) (gang.Domains, string) {
 	topo := make([]gang.TopoNode, len(nodes))
 	for i, n := range nodes {
-		alloc, used := n.GetAllocatable(), n.GetRequested()
-		topo[i] = gang.TopoNode{Name: n.Node().Name, Labels: n.Node().Labels, Free: gang.Resources{
-			MilliCPU: alloc.GetMilliCPU() - used.GetMilliCPU(), Memory: alloc.GetMemory() - used.GetMemory(),
-			GPU: alloc.GetScalarResources()[gpu] - used.GetScalarResources()[gpu]}}
+		topo[i] = gang.TopoNode{Name: n.Node().Name, Labels: n.Node().Labels, Free: gangplugin.NodeFree(n)}
 	}
 	members := append([]gang.TopoMember(nil), req.Placed...)
 	for _, p := range req.Pods {

@@ -1,7 +1,6 @@
 package gangplugin
 
 import (
-	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -27,7 +26,7 @@ type memberPack struct {
 // required level that no domain has room for. The preferred levels the choice could not keep
 // are recorded for the gang's status (and logged, and counted, when that changes).
 func (p *Adapter) packLevels(logger klog.Logger, k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, cand []fwk.NodeInfo) (*memberPack, string) {
-	pack, msg := p.choosePack(k, spec, levels, pod, cand)
+	pack, msg := p.choosePack(k, spec, levels, pod, topoNodes(cand, nil))
 	if msg != "" {
 		return nil, msg
 	}
@@ -39,14 +38,10 @@ func (p *Adapter) packLevels(logger klog.Logger, k gang.Key, spec *gang.Spec, le
 	return pack, ""
 }
 
-// choosePack is packLevels without recording anything: what a preemption weighs for each set
-// of victims.
-func (p *Adapter) choosePack(k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, cand []fwk.NodeInfo) (*memberPack, string) {
+// choosePack is packLevels without recording anything, on nodes as given: what a preemption
+// weighs for each set of victims.
+func (p *Adapter) choosePack(k gang.Key, spec *gang.Spec, levels []gang.Level, pod *v1.Pod, nodes []gang.TopoNode) (*memberPack, string) {
 	members := p.store.PackMembers(k, pod)
-	nodes := make([]gang.TopoNode, len(cand))
-	for i, n := range cand {
-		nodes[i] = gang.TopoNode{Name: n.Node().Name, Labels: n.Node().Labels, Free: nodeFree(n)}
-	}
 	d, msg := gang.ChooseDomains(levels, nodes, members)
 	if msg != "" {
 		return nil, msg
@@ -56,6 +51,17 @@ func (p *Adapter) choosePack(k gang.Key, spec *gang.Spec, levels []gang.Level, p
 		groups[m.Name] = m.Group
 	}
 	return &memberPack{levels: levels, domains: d, groups: groups, podGroups: len(spec.PodGroups)}, ""
+}
+
+// topoNodes are cand in the terms of gang.ChooseDomains, each node's free capacity with what
+// freed holds there added (nil: nothing freed).
+func topoNodes(cand []fwk.NodeInfo, freed map[string]gang.Resources) []gang.TopoNode {
+	nodes := make([]gang.TopoNode, len(cand))
+	for i, n := range cand {
+		name := n.Node().Name
+		nodes[i] = gang.TopoNode{Name: name, Labels: n.Node().Labels, Free: nodeFree(n).Add(freed[name])}
+	}
+	return nodes
 }
 
 // group is the podgroup of a member the pack was chosen for, -1 for another pod.
@@ -69,12 +75,10 @@ func (m *memberPack) group(pod *v1.Pod) int {
 // check is nil when node n lies in the domain of every required level of pod's podgroup, or
 // a status that names the level it lies outside of.
 func (m *memberPack) check(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
-	ok, i := m.domains.Admits(m.levels, m.group(pod), n.Node().Labels)
-	if ok {
-		return nil
+	if why := m.domains.Outside(m.levels, m.group(pod), n.Node().Labels); why != "" {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, why)
 	}
-	l := m.levels[i]
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("outside the %s chosen for %s", l.Key, l.What))
+	return nil
 }
 
 // narrow is the nodes of cand that pod's podgroup may use (its required levels' domains).

@@ -289,10 +289,11 @@ func (p *Adapter) chooseVictims(ctx context.Context, pl Planner, pre *preemptor,
 // selectIn runs gang.SelectVictims over units, with the planner as the fit check.
 func (p *Adapter) selectIn(ctx context.Context, pl Planner, pre *preemptor, domain []fwk.NodeInfo, units []gang.Unit) (*victimChoice, error) {
 	var planErr error
+	levels := p.preemptorLevels(pre)
 	plan := func(chosen []gang.Unit) map[string]string {
 		victims := victimPods(chosen)
 		in := PlanInput{Snapshot: p.handle.SnapshotSharedLister(), Pods: pre.pods, Nodes: domain, Evicted: victims, Filter: p.holdsFilter()}
-		if pack, fits := p.packWithout(ctx, pre, domain, victims); !fits {
+		if pack, fits := p.packWithout(pre, levels, domain, victims); !fits {
 			return nil // the gang's packing levels have no room, even with these victims gone
 		} else if pack != nil {
 			in.Filter = pack.filter(in.Filter)
@@ -581,42 +582,42 @@ func (p *Adapter) evictOne(ctx context.Context, cs kubernetes.Interface, logger 
 	}
 }
 
-// packWithout is the preemptor gang's packing levels (those inside the gang: a scaling-group
-// replica's, a podgroup's) chosen as if victims were gone: the pass may place each member only
-// in its levels' domains, so that a preemption never counts on room the gang's own placement
-// then refuses (a podgroup split over two racks). Nil and true for a preemptor without such
-// levels; false when a required level has no room even without the victims.
-func (p *Adapter) packWithout(ctx context.Context, pre *preemptor, domain []fwk.NodeInfo, victims []*v1.Pod) (*memberPack, bool) {
+// preemptorLevels are the preemptor gang's packing levels with its spec (gang.Spec.Levels);
+// nil for a preemptor without levels inside the gang (or a single pod).
+func (p *Adapter) preemptorLevels(pre *preemptor) *levelsOf {
 	if pre.gang == (gang.Key{}) || len(pre.pods) == 0 {
-		return nil, true
+		return nil
 	}
 	spec, ok := p.store.Spec(pre.gang)
 	if !ok {
+		return nil
+	}
+	if levels := spec.Levels(); len(levels) > 0 {
+		return &levelsOf{spec: spec, levels: levels}
+	}
+	return nil
+}
+
+// levelsOf is a gang's spec with its packing levels.
+type levelsOf struct {
+	spec   gang.Spec
+	levels []gang.Level
+}
+
+// packWithout is the preemptor's packing levels (those inside the gang: a scaling-group
+// replica's, a podgroup's) chosen as if victims were gone: the pass may place each member only
+// in its levels' domains, so that a preemption never counts on room the gang's own placement
+// then refuses (a podgroup split over two racks). Nil and true for a preemptor without such
+// levels (l nil); false when a required level has no room even without the victims.
+func (p *Adapter) packWithout(pre *preemptor, l *levelsOf, domain []fwk.NodeInfo, victims []*v1.Pod) (*memberPack, bool) {
+	if l == nil {
 		return nil, true
 	}
-	levels := spec.Levels()
-	if len(levels) == 0 {
-		return nil, true
+	freed := make(map[string]gang.Resources, len(victims))
+	for _, v := range victims {
+		freed[v.Spec.NodeName] = freed[v.Spec.NodeName].Add(gang.RequestsOf(v))
 	}
-	view := domain
-	if len(victims) > 0 {
-		on := map[string][]*v1.Pod{}
-		for _, v := range victims {
-			on[v.Spec.NodeName] = append(on[v.Spec.NodeName], v)
-		}
-		view = make([]fwk.NodeInfo, len(domain))
-		for i, n := range domain {
-			view[i] = n
-			if vs := on[n.Node().Name]; len(vs) > 0 {
-				c := n.Snapshot()
-				for _, v := range vs {
-					_ = c.RemovePod(klog.FromContext(ctx), v) // a victim not on the copy frees nothing there
-				}
-				view[i] = c
-			}
-		}
-	}
-	pack, msg := p.choosePack(pre.gang, &spec, levels, pre.pods[0], view)
+	pack, msg := p.choosePack(pre.gang, &l.spec, l.levels, pre.pods[0], topoNodes(domain, freed))
 	return pack, msg == ""
 }
 

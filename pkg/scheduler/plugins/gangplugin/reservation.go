@@ -2,7 +2,6 @@ package gangplugin
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -116,26 +115,29 @@ func holdSummary(holds []gang.Hold) (string, time.Time) {
 
 // noteHoldBlocked remembers a pod that a hold kept off a node, so that it is tried again the
 // moment the hold ends (no cluster event marks that moment). The holds were read before they
-// were noted: a hold that ended in between (its release ran holdReleased while nothing was
-// noted yet) is ended here, or the pod would wait for the rest of its window.
+// were noted: a hold that ended in between (its release ran holdReleased while the pod was not
+// noted yet) is ended here, or the pod would wait for the rest of its window. A pod noted
+// already (its Filter on another node, a moment ago) was there for the release to find: it
+// needs no second look (the Filter notes a pod on every node a hold keeps it off).
 func (p *Adapter) noteHoldBlocked(pod *v1.Pod, holds []gang.Hold) {
-	holders := make([]gang.Key, 0, 1)
+	var fresh []gang.Key
+	key := pod.Namespace + "/" + pod.Name
 	p.timersMu.Lock()
 	for _, h := range holds {
-		if !slices.Contains(holders, h.Gang) {
-			holders = append(holders, h.Gang)
-		}
 		if p.holdBlocked[h.Gang] == nil {
 			p.holdBlocked[h.Gang] = map[string]*v1.Pod{}
 		}
-		p.holdBlocked[h.Gang][pod.Namespace+"/"+pod.Name] = pod
+		if _, noted := p.holdBlocked[h.Gang][key]; !noted {
+			fresh = append(fresh, h.Gang)
+		}
+		p.holdBlocked[h.Gang][key] = pod
 		if p.holdTimers[h.Gang] == nil {
 			k := h.Gang
 			p.holdTimers[k] = time.AfterFunc(time.Until(h.Until)+10*time.Millisecond, func() { p.holdEnded(k) })
 		}
 	}
 	p.timersMu.Unlock()
-	for _, k := range holders {
+	for _, k := range fresh {
 		p.holdReleased(k)
 	}
 }
