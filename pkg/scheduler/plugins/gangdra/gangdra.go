@@ -37,11 +37,6 @@ import (
 // Name is the plugin's name; a profile enables it in place of DynamicResources.
 const Name = "GangDynamicResources"
 
-// StateKey marks, in a member's cycle state, that this plugin ran its PreFilter: the gang
-// plugins then let members share an unallocated claim (gangplugin's SharedResourceClaim
-// refusal is for profiles without it).
-const StateKey fwk.StateKey = Name
-
 // Plugin is the DynamicResources plugin with a group cycle per gang; every extension point
 // but PreFilter, Reserve and Unreserve is the embedded plugin's own.
 type Plugin struct {
@@ -107,7 +102,6 @@ func (p *Plugin) Name() string { return Name }
 // PreFilter is DynamicResources' PreFilter inside the member's gang's group cycle: a claim whose
 // allocation another member's Reserve made is taken as allocated there.
 func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	state.Write(StateKey, marker{})
 	defer p.enter(state, pod)()
 	return p.DynamicResources.PreFilter(ctx, state, pod, nodes)
 }
@@ -148,10 +142,6 @@ func (p *Plugin) enter(state fwk.CycleState, pod *v1.Pod) (leave func()) {
 	}
 }
 
-type marker struct{}
-
-func (marker) Clone() fwk.StateData { return marker{} }
-
 // groupCycle is one gang's pod-group cycle state. The DynamicResources plugin keeps there the
 // allocations in flight that the gang's members share.
 type groupCycle struct {
@@ -164,9 +154,9 @@ var _ fwk.PodGroupCycleState = &groupCycle{}
 
 // NewGroupCycle is an empty pod-group cycle state, for a framework whose cycles the scheduler
 // core never reads (the gang planner's pass).
-func NewGroupCycle() fwk.PodGroupCycleState {
-	return &groupCycle{data: map[fwk.StateKey]fwk.StateData{}}
-}
+func NewGroupCycle() fwk.PodGroupCycleState { return newGroupCycle() }
+
+func newGroupCycle() *groupCycle { return &groupCycle{data: map[fwk.StateKey]fwk.StateData{}} }
 
 func (g *groupCycle) ShouldRecordPluginMetrics() bool { return false }
 
@@ -215,7 +205,7 @@ func (gs *groups) of(k gang.Key, now time.Time) *groupCycle {
 	}
 	g := gs.m[k]
 	if g == nil {
-		g = &groupCycle{data: map[fwk.StateKey]fwk.StateData{}}
+		g = newGroupCycle()
 		gs.m[k] = g
 	}
 	g.used = now
