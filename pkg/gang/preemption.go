@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Gang-aware preemption (DESIGN.md rule 9) keeps two records in the store: on the preemptor,
@@ -37,6 +38,15 @@ type Preemption struct {
 	Since, Until time.Time
 	// Priority is the preemptor's: its hold does not keep out pods of higher priority.
 	Priority int32
+	// Claims are the victims' ResourceClaims whose devices the preemptor counts on (allocated
+	// and reserved for victims alone): it waits for their deallocation as for the victims.
+	Claims []ClaimRef
+}
+
+// ClaimRef names one ResourceClaim object (its UID tells it from a later claim of the name).
+type ClaimRef struct {
+	Namespace, Name string
+	UID             types.UID
 }
 
 // StartPreemption records that the gang evicted victims to make room: its members then wait

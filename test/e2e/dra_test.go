@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
@@ -73,4 +75,64 @@ func TestDRATemplateSurgeUpdate(t *testing.T) {
 		}
 		return true, nil
 	})
+}
+
+// Gang-aware preemption of DRA gangs as deployed (kube-controller-manager deletes a pod's
+// claims from templates with the pod): a low-priority gang of 2 holds every device of 2 nodes
+// (8 GPUs each, one claim of 8 per member), a high-priority gang of 2 of the same shape
+// arrives. The preemption counts the devices the victims' claims would free (before, a gang
+// with claims did not preempt), evicts the low gang whole, waits for its claims to be gone,
+// and the high gang binds whole with a claim of 8 allocated for each member.
+func TestDRAGangPreemption(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.EnsurePriorityClasses(t, map[string]int32{"phalanx-e2e-low": 100, "phalanx-e2e-high": 1000})
+	env.AddNodes(t, framework.GPUNodes("drapreempt", 2))
+	env.CreateGPUDeviceClass(t)
+	for i := 0; i < 2; i++ {
+		env.PublishGPUs(t, fmt.Sprintf("drapreempt-%04d", i), 8, "h100")
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
+	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(name, prio string) {
+		g := framework.Gang{Namespace: ns, Name: name, PriorityClassName: prio, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2}}}
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pods := g.Pods()
+		for _, p := range pods {
+			framework.UseClaimTemplate(p, "gpu8")
+		}
+		env.CreatePods(t, pods...)
+	}
+	create("low", "phalanx-e2e-low")
+	env.WaitGangBound(t, ns, "low", 2, 2*time.Minute)
+	create("high", "phalanx-e2e-high")
+	high := env.WaitGangBound(t, ns, "high", 2, 2*time.Minute)
+	nodes := map[string]bool{}
+	for _, p := range high {
+		nodes[p.Spec.NodeName] = true
+		if len(p.Status.ResourceClaimStatuses) != 1 || p.Status.ResourceClaimStatuses[0].ResourceClaimName == nil {
+			t.Fatalf("pod %s has no claim of its own: %+v", p.Name, p.Status.ResourceClaimStatuses)
+		}
+		claim, err := env.Kube.ResourceV1().ResourceClaims(ns).Get(ctx, *p.Status.ResourceClaimStatuses[0].ResourceClaimName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 8 {
+			t.Errorf("pod %s: claim %s not allocated 8 devices: %+v", p.Name, claim.Name, claim.Status.Allocation)
+		}
+	}
+	if len(nodes) != 2 {
+		t.Errorf("the high gang's members are on %v; want one on each node (8 devices each)", nodes)
+	}
+	framework.Eventually(t, 2*time.Minute, "the low gang evicted whole", func(ctx context.Context) (bool, error) {
+		pods, err := env.GangPods(ctx, ns, "low")
+		return err == nil && len(pods) == 0, err
+	})
+	env.WaitGangCondition(t, ns, "low", gang.ConditionDisruptionTarget, metav1.ConditionTrue, gang.ReasonPreempted, 2*time.Minute)
 }

@@ -92,7 +92,18 @@ func (e *Env) CreateClaims(t testing.TB, claims ...*resourcev1.ResourceClaim) {
 // UseClaim makes pod use the ResourceClaim named claim, and ask for no nvidia.com/gpu: its
 // GPUs come from the claim.
 func UseClaim(pod *corev1.Pod, claim string) {
-	pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, corev1.PodResourceClaim{Name: "gpu", ResourceClaimName: ptr.To(claim)})
+	useGPUClaim(pod, corev1.PodResourceClaim{Name: "gpu", ResourceClaimName: ptr.To(claim)})
+}
+
+// UseClaimTemplate makes pod take its GPUs from a claim of its own, made from the
+// ResourceClaimTemplate named template (kube-controller-manager's resourceclaim controller
+// makes it, and deletes it with the pod), and ask for no nvidia.com/gpu.
+func UseClaimTemplate(pod *corev1.Pod, template string) {
+	useGPUClaim(pod, corev1.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: ptr.To(template)})
+}
+
+func useGPUClaim(pod *corev1.Pod, rc corev1.PodResourceClaim) {
+	pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, rc)
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		delete(c.Resources.Limits, "nvidia.com/gpu")

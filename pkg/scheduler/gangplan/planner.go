@@ -68,8 +68,10 @@ type Planner struct {
 	// equal or higher priority nominated to a node (preemptors) as the members' own cycles do;
 	// a plan that ignored them would put a member where its cycle then fails.
 	nominated bool
-	// dra: the framework runs the DynamicResources plugin (with the scheduler's DRA manager).
-	dra bool
+	// dra: the framework runs the DynamicResources plugin (with the scheduler's DRA manager,
+	// seen through draView).
+	dra     bool
+	draView *draView
 }
 
 var _ gangplugin.Planner = &Planner{}
@@ -133,14 +135,16 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	lister := &SnapshotLister{}
 	opts = append(opts, frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithLogger(klog.FromContext(ctx).WithName("gang-planner")))
+	var view *draView
 	if withDRA {
-		opts = append(opts, frameworkruntime.WithSharedDRAManager(dra))
+		view = newDRAView(dra)
+		opts = append(opts, frameworkruntime.WithSharedDRAManager(view))
 	}
 	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
-	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA}, nil
+	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view}, nil
 }
 
 // planningConfig is the profile's plugin config for the planner's framework: with DRA, the
@@ -305,6 +309,10 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	evicted, err := pl.evict(ctx, in, copies)
 	if err != nil {
 		return res, err
+	}
+	if pl.dra && len(in.Evicted) > 0 {
+		// The evicted pods' devices are free in this pass, as their nodes' room is.
+		defer pl.draView.claims.free(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted))()
 	}
 	view := func(n fwk.NodeInfo) fwk.NodeInfo {
 		if c, ok := copies[n.Node().Name]; ok {

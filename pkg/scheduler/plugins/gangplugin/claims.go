@@ -62,6 +62,21 @@ func (p *Adapter) refuseSharedClaim(k gang.Key, pod *v1.Pod) (string, bool) {
 		k, strings.Join(users, ", "), claim, names.DynamicResources, gangdra.Name, gangdra.Name, names.DynamicResources), true
 }
 
+// runsDRA reports whether the profile runs DynamicResources or GangDynamicResources at
+// Filter: its pods' devices are capacity the gang plugin must watch.
+func (p *Adapter) runsDRA() bool {
+	lister, ok := p.handle.(interface{ ListPlugins() *config.Plugins })
+	if !ok {
+		return false
+	}
+	for _, pl := range lister.ListPlugins().Filter.Enabled {
+		if pl.Name == names.DynamicResources || pl.Name == gangdra.Name {
+			return true
+		}
+	}
+	return false
+}
+
 // claimsShared reports whether the profile runs GangDynamicResources at Reserve: members of a
 // gang share an unallocated claim through it. Read once, at the first use (the profile's
 // plugin lists are complete only after every plugin was built).

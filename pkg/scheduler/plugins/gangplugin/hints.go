@@ -4,6 +4,8 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -20,12 +22,48 @@ import (
 // pending member on every status write of its gang, Phalanx's own included. The pod events stay
 // as the framework's own path for the same wake-ups; PreEnqueue records the pod it is handed,
 // so whichever runs first, the last to run sees both pods.
+//
+// In a profile that runs DRA, devices are capacity too: a gang the pass refused for want of
+// devices is rejected by this plugin, not by DynamicResources, so the DynamicResources hints
+// never see it; a claim deallocated or deleted with its allocation (its pods are gone), or a
+// ResourceSlice added or changed, wakes the members with claims.
 func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
+	events := []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.UpdatePodSchedulingGatesEliminated}, QueueingHintFn: p.hintPod},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: hintCapacity},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.hintPodDeleted},
-	}, nil
+	}
+	if p.runsDRA() {
+		events = append(events,
+			fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Update | fwk.Delete}, QueueingHintFn: hintDevicesFreed},
+			fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: hintDevicesAdded})
+	}
+	return events, nil
+}
+
+// hintDevicesFreed wakes a pod with resource claims when a claim gives its devices back: its
+// allocation removed, or the claim deleted with one (or in a state the informer lost).
+func hintDevicesFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return fwk.QueueSkip, nil
+	}
+	if _, unknown := oldObj.(cache.DeletedFinalStateUnknown); unknown {
+		return fwk.Queue, nil
+	}
+	before, _ := oldObj.(*resourceapi.ResourceClaim)
+	after, _ := newObj.(*resourceapi.ResourceClaim)
+	if before != nil && before.Status.Allocation != nil && (after == nil || after.Status.Allocation == nil) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintDevicesAdded wakes a pod with resource claims when a ResourceSlice is added or changed.
+func hintDevicesAdded(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
 }
 
 // hintPod wakes the pods whose gang gained or ungated a member, and a pod that lost its own

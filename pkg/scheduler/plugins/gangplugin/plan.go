@@ -36,8 +36,9 @@ type PlanInput struct {
 	// for none.
 	Filter func(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status
 	// Evicted are bound pods the pass treats as gone (preemption victims being weighed):
-	// their nodes are copied without them, and the PreFilter state of every pod of the pass
-	// discounts them. The snapshot is not written.
+	// their nodes are copied without them, the PreFilter state of every pod of the pass
+	// discounts them, and the devices of the ResourceClaims only they reserve count as free.
+	// The snapshot is not written.
 	Evicted []*v1.Pod
 	// Detached: the pass runs outside the scheduling cycle (surge admission, concurrently with
 	// it). It then signals no device allocation in flight, which a concurrent cycle would see:
@@ -153,16 +154,4 @@ func plannable(pl Planner, pods []*v1.Pod) bool {
 		}
 	}
 	return true
-}
-
-// withClaims reports whether any of pods has resource claims: preemption does not weigh the
-// devices its victims would free (the planner removes victims from nodes, not from the
-// devices the DRA plugin counts as allocated).
-func withClaims(pods []*v1.Pod) bool {
-	for _, pod := range pods {
-		if len(pod.Spec.ResourceClaims) > 0 {
-			return true
-		}
-	}
-	return false
 }

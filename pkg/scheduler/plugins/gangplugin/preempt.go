@@ -22,6 +22,7 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 )
 
 // Gang-aware preemption (DESIGN.md rule 9) replaces kube-scheduler's DefaultPreemption in the
@@ -187,8 +188,8 @@ func (p *Adapter) preemptorOf(pod *v1.Pod, k gang.Key, member bool) (*preemptor,
 	} else {
 		pre.label = fmt.Sprintf("%s member %s", k, pod.Name)
 	}
-	if !plannable(p.planner(), pre.pods) || withClaims(pre.pods) {
-		return nil, fmt.Sprintf("%s: members with volumes or resource claims: preemption cannot weigh what their victims would free", k)
+	if !plannable(p.planner(), pre.pods) {
+		return nil, fmt.Sprintf("%s: members the gang planner does not plan (volume claims, or resource claims in a profile without DynamicResources): preemption cannot weigh what their victims would free", k)
 	}
 	return pre, ""
 }
@@ -214,11 +215,15 @@ func (p *Adapter) victimsPending(pre *preemptor, pod *v1.Pod, nodes []fwk.NodeIn
 				}
 			}
 		}
-		if left == 0 {
-			return false, ""
+		if left > 0 {
+			return true, fmt.Sprintf("%s waits for %d of the %d pods it preempted (%s) to terminate; their room is held for it until %s",
+				pre.gang, left, len(pf.Victims), strings.Join(pf.Gangs, ", "), pf.Until.UTC().Format(time.RFC3339))
 		}
-		return true, fmt.Sprintf("%s waits for %d of the %d pods it preempted (%s) to terminate; their room is held for it until %s",
-			pre.gang, left, len(pf.Victims), strings.Join(pf.Gangs, ", "), pf.Until.UTC().Format(time.RFC3339))
+		if claims := p.claimsAllocated(pf.Claims); claims > 0 {
+			return true, fmt.Sprintf("%s waits for %d of the %d ResourceClaims of the pods it preempted (%s) to be deallocated; their devices are its room until %s",
+				pre.gang, claims, len(pf.Claims), strings.Join(pf.Gangs, ", "), pf.Until.UTC().Format(time.RFC3339))
+		}
+		return false, ""
 	}
 	nominated := pod.Status.NominatedNodeName
 	if nominated == "" {
@@ -525,7 +530,8 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 				held[n] = held[n].Add(gang.RequestsOf(pod))
 			}
 		}
-		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until, Priority: pre.prio})
+		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until, Priority: pre.prio,
+			Claims: p.freedClaims(victims)})
 		p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
 	}
 	// Victims waiting in Permit hold no bound node: rejecting them frees it at once.
@@ -540,6 +546,37 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 	preemptorPod := pre.pods[0]
 	go p.evict(klog.NewContext(context.Background(), klog.FromContext(ctx)), preemptorPod, pre.label, evict)
 	return msg
+}
+
+// freedClaims are the victims' ResourceClaims whose devices their eviction frees
+// (gangdra.FreedClaims), which the preemptor's plan counted on; none without DRA.
+func (p *Adapter) freedClaims(victims []*v1.Pod) []gang.ClaimRef {
+	dra := p.handle.SharedDRAManager()
+	if dra == nil {
+		return nil
+	}
+	var out []gang.ClaimRef
+	for _, c := range gangdra.FreedClaims(dra.ResourceClaims(), victims) {
+		out = append(out, gang.ClaimRef{Namespace: c.Namespace, Name: c.Name, UID: c.UID})
+	}
+	return out
+}
+
+// claimsAllocated counts the claims of refs that still exist with an allocation: their
+// devices are not free yet (kube-controller-manager deallocates a claim, or deletes a pod's
+// claim from a template, some time after its pods are gone).
+func (p *Adapter) claimsAllocated(refs []gang.ClaimRef) int {
+	dra := p.handle.SharedDRAManager()
+	if dra == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range refs {
+		if c, err := dra.ResourceClaims().Get(r.Namespace, r.Name); err == nil && c.UID == r.UID && c.Status.Allocation != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // evictParallel bounds the victims evicted at once by one preemption.

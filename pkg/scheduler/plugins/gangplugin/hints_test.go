@@ -1,0 +1,47 @@
+package gangplugin
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
+)
+
+// A member with claims that the pass refused for want of devices is woken when a claim gives
+// its devices back (allocation removed, deleted with one, or lost by the informer) or when a
+// ResourceSlice comes or changes; a claim allocated or changed otherwise, and any change for
+// a pod without claims, wake nothing.
+func TestHintDevices(t *testing.T) {
+	withClaims := &v1.Pod{Spec: v1.PodSpec{ResourceClaims: []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To("c")}}}}
+	plain := &v1.Pod{}
+	allocated := &resourceapi.ResourceClaim{Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{}}}
+	free := &resourceapi.ResourceClaim{}
+	for _, tc := range []struct {
+		name     string
+		pod      *v1.Pod
+		old, new any
+		want     fwk.QueueingHint
+	}{
+		{"deallocated", withClaims, allocated, free, fwk.Queue},
+		{"deleted with its allocation", withClaims, allocated, nil, fwk.Queue},
+		{"deleted, final state unknown", withClaims, cache.DeletedFinalStateUnknown{Obj: allocated}, nil, fwk.Queue},
+		{"deleted unallocated", withClaims, free, nil, fwk.QueueSkip},
+		{"allocated", withClaims, free, allocated, fwk.QueueSkip},
+		{"changed, still allocated", withClaims, allocated, allocated, fwk.QueueSkip},
+		{"deallocated, pod without claims", plain, allocated, free, fwk.QueueSkip},
+	} {
+		if got, err := hintDevicesFreed(klog.Background(), tc.pod, tc.old, tc.new); err != nil || got != tc.want {
+			t.Errorf("%s: hintDevicesFreed = %v (%v), want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if got, _ := hintDevicesAdded(klog.Background(), withClaims, nil, &resourceapi.ResourceSlice{}); got != fwk.Queue {
+		t.Errorf("a slice added does not wake a pod with claims")
+	}
+	if got, _ := hintDevicesAdded(klog.Background(), plain, nil, &resourceapi.ResourceSlice{}); got != fwk.QueueSkip {
+		t.Errorf("a slice added wakes a pod without claims")
+	}
+}
