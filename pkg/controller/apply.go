@@ -321,7 +321,7 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 	}
 	// Replacements: the capacity the deleted members hold is reserved for their
 	// replacements before they go.
-	res, err := reservations(obs, ro, metav1.NewTime(c.now()))
+	res, err := reservations(obs, ro, metav1.NewTime(c.now()), a.claimDevices)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/update"
 )
 
@@ -32,7 +33,7 @@ func TestReservationLeavesSurgeOut(t *testing.T) {
 		"p-2-worker-1": pod("p-2-worker-1", "1", "n4", true),
 	}}
 	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-2-worker", Index: 0}: true}}
-	res, err := reservations(obs, ro, metav1.Now())
+	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestReservationOfDrainedSliceGoesToItsSliceGang(t *testing.T) {
 		replaced:       map[update.MemberRef]bool{prefill0: true, decode0: true},
 		replacedSlices: map[update.MemberRef]string{prefill0: "pd-0-slice-0", decode0: "pd-0-slice-0"},
 	}
-	res, err := reservations(obs, ro, metav1.Now())
+	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,5 +82,32 @@ func TestReservationOfDrainedSliceGoesToItsSliceGang(t *testing.T) {
 	}
 	if len(r.Nodes) != 2 || r.Nodes["n1"] == nil || r.Nodes["n2"] == nil {
 		t.Errorf("reserved nodes %v; want n1 and n2 (the drained slice's), not the frontend's n3 nor n4", r.Nodes)
+	}
+}
+
+// A replaced member's DRA devices are reserved with its GPUs (schedv1.ReservationDevices, per
+// node), and the scheduler reads them back as the hold's Devices.
+func TestReservationHoldsDevices(t *testing.T) {
+	pod := func(name, idx, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{grovev1.LabelPodGang: "p-0",
+			grovev1.LabelPodClique: "p-0-worker", grovev1.LabelPodCliquePodIndex: idx}},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "w"}}}}
+	}
+	obs := &observed{pods: map[string]*corev1.Pod{
+		"p-0-worker-0": pod("p-0-worker-0", "0", "n1"),
+		"p-0-worker-1": pod("p-0-worker-1", "1", "n2"),
+	}}
+	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-0-worker", Index: 0}: true}}
+	devices := map[string]int64{"p-0-worker-0": 8, "p-0-worker-1": 4}
+	res, err := reservations(obs, ro, metav1.Now(), func(p *corev1.Pod) int64 { return devices[p.Name] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gang.ReservationFromPodGang(&schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{schedv1.AnnotationReservation: res["p-0"]}}})
+	if r == nil {
+		t.Fatalf("reservation %q unreadable", res["p-0"])
+	}
+	if r.Nodes["n1"].Devices != 8 || r.Nodes["n2"].Devices != 4 {
+		t.Errorf("reserved devices n1 %d, n2 %d; want 8 and 4 (%s)", r.Nodes["n1"].Devices, r.Nodes["n2"].Devices, res["p-0"])
 	}
 }

@@ -255,6 +255,8 @@ func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool)
 		state, node = Assumed, m.Node
 	}
 	m.pod = pod
+	req := RequestsOf(pod)
+	req.Devices = countDevices(s.devices, pod)
 	m.Member = Member{
 		UID:      pod.UID,
 		Name:     pod.Name,
@@ -263,7 +265,7 @@ func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool)
 		Surge:    s.membership.IsSurge(pod),
 		State:    state,
 		Node:     node,
-		Requests: RequestsOf(pod),
+		Requests: req,
 		Running:  podRunning(pod),
 		Ready:    podReady(pod),
 	}

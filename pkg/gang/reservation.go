@@ -64,11 +64,15 @@ func ReservationFromPodGang(pg *schedv1.PodGang) *Reservation {
 func (r *Reservation) Annotation() (string, error) {
 	out := schedv1.Reservation{Since: metav1.NewTime(r.Since), Nodes: make(map[string]v1.ResourceList, len(r.Nodes))}
 	for node, res := range r.Nodes {
-		out.Nodes[node] = v1.ResourceList{
+		rl := v1.ResourceList{
 			v1.ResourceCPU:               *resource.NewMilliQuantity(res.MilliCPU, resource.DecimalSI),
 			v1.ResourceMemory:            *resource.NewQuantity(res.Memory, resource.BinarySI),
 			v1.ResourceName(ResourceGPU): *resource.NewQuantity(res.GPU, resource.DecimalSI),
 		}
+		if res.Devices > 0 {
+			rl[schedv1.ReservationDevices] = *resource.NewQuantity(res.Devices, resource.DecimalSI)
+		}
+		out.Nodes[node] = rl
 	}
 	raw, err := json.Marshal(out)
 	if err != nil {
@@ -101,16 +105,21 @@ func ResourcesOf(rl v1.ResourceList) Resources {
 	if q, ok := rl[v1.ResourceName(ResourceGPU)]; ok {
 		r.GPU = q.Value()
 	}
+	if q, ok := rl[schedv1.ReservationDevices]; ok {
+		r.Devices = q.Value()
+	}
 	return r
 }
 
 // Clamp returns r with negative amounts set to zero.
 func (r Resources) Clamp() Resources {
-	return Resources{MilliCPU: max(r.MilliCPU, 0), Memory: max(r.Memory, 0), GPU: max(r.GPU, 0)}
+	return Resources{MilliCPU: max(r.MilliCPU, 0), Memory: max(r.Memory, 0), GPU: max(r.GPU, 0), Devices: max(r.Devices, 0)}
 }
 
 // IsZero reports whether r holds nothing.
-func (r Resources) IsZero() bool { return r.MilliCPU <= 0 && r.Memory <= 0 && r.GPU <= 0 }
+func (r Resources) IsZero() bool {
+	return r.MilliCPU <= 0 && r.Memory <= 0 && r.GPU <= 0 && r.Devices <= 0
+}
 
 // SetReservationHold sets how long reservations last; 0 turns them off.
 func (s *Store) SetReservationHold(d time.Duration) {
@@ -192,14 +201,14 @@ func (s *Store) ReservationUntil(k Key) time.Time {
 }
 
 // TakenBack reports whether members that request bound in total take back what the
-// reservation holds (GPUs, and cpu and memory where reserved): its replacements are bound,
-// wherever they landed, and the hold has done its job.
+// reservation holds (GPUs, and cpu, memory and DRA devices where reserved): its replacements
+// are bound, wherever they landed, and the hold has done its job.
 func (r *Reservation) TakenBack(bound Resources) bool {
 	var reserved Resources
 	for _, res := range r.Nodes {
 		reserved = reserved.Add(res)
 	}
-	return bound.Fits(reserved)
+	return bound.Fits(reserved) && bound.Devices >= reserved.Devices
 }
 
 // reservationTakenBack is TakenBack with the gang's bound members.

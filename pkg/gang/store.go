@@ -52,7 +52,14 @@ type Store struct {
 	extraHold time.Duration
 	short     map[Key]bool
 	heldBy    map[Key]map[Key]bool
+	// devices counts the DRA devices a bound pod's claims were allocated (nil: no DRA); set
+	// once, before the store is fed (SetDeviceCounter).
+	devices DeviceCounter
 }
+
+// DeviceCounter returns how many DRA devices pod's ResourceClaims were allocated (a claim its
+// members share counted once, on one of them).
+type DeviceCounter func(pod *v1.Pod) int64
 
 type entry struct {
 	spec    *Spec
@@ -190,6 +197,31 @@ func NewStore(m Membership, now func() time.Time) *Store {
 	}
 	return &Store{membership: m, now: now, gangs: map[Key]*entry{}, reserving: map[Key]bool{}, scaled: map[Key]map[Key]bool{}, leaving: map[Key]bool{}, victimOf: map[string]Key{}, prioritized: map[Key]bool{},
 		short: map[Key]bool{}, heldBy: map[Key]map[Key]bool{}}
+}
+
+// SetDeviceCounter makes the store count the DRA devices of bound members (their Requests'
+// Devices), so that the holds of their gangs keep those devices too. Call it before the store
+// is fed.
+func (s *Store) SetDeviceCounter(c DeviceCounter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.devices = c
+}
+
+// DevicesOf is the DRA devices pod's claims were allocated (0 without a DeviceCounter, for a
+// pod without claims and for one not on a node).
+func (s *Store) DevicesOf(pod *v1.Pod) int64 {
+	s.mu.RLock()
+	c := s.devices
+	s.mu.RUnlock()
+	return countDevices(c, pod)
+}
+
+func countDevices(c DeviceCounter, pod *v1.Pod) int64 {
+	if c == nil || len(pod.Spec.ResourceClaims) == 0 || pod.Spec.NodeName == "" {
+		return 0
+	}
+	return c(pod)
 }
 
 // Membership returns how the store reads pod labels.

@@ -94,19 +94,24 @@ type Resources struct {
 	MilliCPU int64
 	Memory   int64
 	GPU      int64
+	// Devices counts DRA devices (ResourceClaims' allocations, any driver). Only holds carry
+	// them: a pod's own requests (RequestsOf) and a node's free room (cpu, memory, GPUs) do
+	// not, and Fits and Shortfall leave them out. A hold's devices are weighed against the
+	// node's ResourceSlices, for pods with claims only (gangplugin's hold Filter).
+	Devices int64
 }
 
 // Add returns r + o.
 func (r Resources) Add(o Resources) Resources {
-	return Resources{MilliCPU: r.MilliCPU + o.MilliCPU, Memory: r.Memory + o.Memory, GPU: r.GPU + o.GPU}
+	return Resources{MilliCPU: r.MilliCPU + o.MilliCPU, Memory: r.Memory + o.Memory, GPU: r.GPU + o.GPU, Devices: r.Devices + o.Devices}
 }
 
 // Sub returns r - o.
 func (r Resources) Sub(o Resources) Resources {
-	return Resources{MilliCPU: r.MilliCPU - o.MilliCPU, Memory: r.Memory - o.Memory, GPU: r.GPU - o.GPU}
+	return Resources{MilliCPU: r.MilliCPU - o.MilliCPU, Memory: r.Memory - o.Memory, GPU: r.GPU - o.GPU, Devices: r.Devices - o.Devices}
 }
 
-// Fits reports whether need fits into r.
+// Fits reports whether need fits into r (cpu, memory and GPUs; not Devices).
 func (r Resources) Fits(need Resources) bool {
 	return need.MilliCPU <= r.MilliCPU && need.Memory <= r.Memory && need.GPU <= r.GPU
 }

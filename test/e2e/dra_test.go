@@ -136,3 +136,80 @@ func TestDRAGangPreemption(t *testing.T) {
 	})
 	env.WaitGangCondition(t, ns, "low", gang.ConditionDisruptionTarget, metav1.ConditionTrue, gang.ReasonPreempted, 2*time.Minute)
 }
+
+// A replacement hold keeps DRA devices as it keeps GPUs: a RollingUpdate (maxSurge 0,
+// maxUnavailable 1) of a clique of 3 pods, each with a claim of all 8 devices of a node, while a
+// pod of higher priority that never preempts waits for 8 devices of its own. Each replaced
+// pod's devices are held for its replacement until it binds: the waiting pod, tried first by
+// the queue, is kept off them and the update completes with every pod on the new template.
+// Before, the hold counted nvidia.com/gpu only, the waiting pod took the freed devices and the
+// replacement waited for ever.
+func TestDRAReplacementHoldsDevices(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.EnsureNonPreemptingPriorityClasses(t, map[string]int32{"phalanx-e2e-high-never": 1000})
+	env.AddNodes(t, framework.GPUNodes("drahold", 3))
+	env.CreateGPUDeviceClass(t)
+	for i := 0; i < 3; i++ {
+		env.PublishGPUs(t, fmt.Sprintf("drahold-%04d", i), 8, "h100")
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
+	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pcs := framework.Workers(ns, "held", 0, 1, 600)
+	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
+	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu8")}}
+	c := &spec.Containers[0]
+	c.Resources.Limits = nil
+	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "held", 1, 3)
+	env.WaitRevisionComplete(t, ns, "held")
+
+	waiting := framework.Gang{Namespace: ns, Name: "other"}.Pod(framework.Group{Name: "w"}, 0)
+	waiting.Labels = map[string]string{"app": "other"}
+	waiting.Spec.PriorityClassName = "phalanx-e2e-high-never"
+	framework.UseClaimTemplate(waiting, "gpu8")
+	env.CreatePods(t, waiting)
+	framework.Eventually(t, time.Minute, "the high-priority pod tried and unschedulable", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, waiting.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+
+	env.UpdatePCS(t, ns, "held", func(p *grovev1.PodCliqueSet) {
+		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v2"
+	})
+	framework.Eventually(t, framework.UpdateTimeout, "every pod on v2 and Running, the high-priority pod still unbound", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, waiting.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p.Spec.NodeName != "" {
+			return false, fmt.Errorf("the high-priority pod took the devices held for a replacement: bound to %s", p.Spec.NodeName)
+		}
+		pods, err := env.ListPods(ctx, ns, "held")
+		if err != nil {
+			return false, err
+		}
+		done := 0
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && framework.ReadyPod(p) {
+				done++
+			}
+		}
+		return done == 3 && len(pods) == 3, nil
+	})
+}

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"encoding/json"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -174,6 +176,23 @@ type Reservation struct {
 	// Since is when the members were deleted; the hold ends reservationHoldSeconds later.
 	Since metav1.Time `json:"since"`
 	// Nodes are, per node, the requests of the gang's pods there before the deletion
-	// (cpu, memory, nvidia.com/gpu).
+	// (cpu, memory, nvidia.com/gpu), and the DRA devices their ResourceClaims were allocated
+	// there (ReservationDevices).
 	Nodes map[string]corev1.ResourceList `json:"nodes"`
 }
+
+// MarshalJSON writes Since to the microsecond (metav1.Time would cut it to the second): the
+// scheduler tells one reservation of a gang from the next by Since, and a controller's steps
+// follow each other within a second. Readers parse it as metav1.Time, whose RFC 3339 parser
+// takes the fraction (and reads annotations of whole seconds as before).
+func (r Reservation) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Since metav1.MicroTime               `json:"since"`
+		Nodes map[string]corev1.ResourceList `json:"nodes"`
+	}{Since: metav1.NewMicroTime(r.Since.Time), Nodes: r.Nodes})
+}
+
+// ReservationDevices, in a Reservation's node list, counts the DRA devices (resource.k8s.io
+// ResourceClaims, any driver) the gang's pods had on the node: the scheduler keeps that many
+// of the node's devices for the replacements, as it keeps cpu, memory and GPUs.
+const ReservationDevices corev1.ResourceName = "phalanx.dev/dra-devices"

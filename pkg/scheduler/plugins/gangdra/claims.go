@@ -5,8 +5,10 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
 // FreedClaims are the ResourceClaims whose devices the eviction of pods frees: each claim of
@@ -26,7 +28,7 @@ func FreedClaims(claims fwk.ResourceClaimTracker, pods []*v1.Pod) []*resourceapi
 	var out []*resourceapi.ResourceClaim
 	seen := sets.New[types.UID]()
 	for _, p := range pods {
-		for _, name := range ClaimNames(p) {
+		for _, name := range gang.ClaimNames(p) {
 			claim, err := claims.Get(p.Namespace, name)
 			if err != nil || claim.Status.Allocation == nil || seen.Has(claim.UID) {
 				continue
@@ -59,14 +61,58 @@ func onlyFor(claim *resourceapi.ResourceClaim, uids sets.Set[types.UID]) bool {
 	return true
 }
 
-// ClaimNames are the names of the ResourceClaims pod uses (resourceclaim.Name: those it names,
-// and those made for it from templates as its status records them; not made yet: left out).
-func ClaimNames(pod *v1.Pod) []string {
-	var out []string
-	for i := range pod.Spec.ResourceClaims {
-		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
-			out = append(out, *name)
+// DevicesWanted is how many devices pod's claims still need: for each claim not allocated
+// yet, the devices its requests ask for (an exact count; one for a request of all matching
+// devices or of a first-available list, the fewest it can take). A claim from a template that
+// does not exist yet asks for nothing here (the DRA plugin keeps such a pod out of the queue).
+func DevicesWanted(claims fwk.ResourceClaimTracker, pod *v1.Pod) int64 {
+	var n int64
+	for _, name := range gang.ClaimNames(pod) {
+		c, err := claims.Get(pod.Namespace, name)
+		if err != nil || c.Status.Allocation != nil || claims.GetPendingAllocation(c.UID) != nil {
+			continue
+		}
+		for _, r := range c.Spec.Devices.Requests {
+			switch {
+			case r.Exactly != nil && r.Exactly.AllocationMode == resourceapi.DeviceAllocationModeExactCount:
+				n += max(r.Exactly.Count, 1)
+			default:
+				n++
+			}
 		}
 	}
-	return out
+	return n
+}
+
+// DevicesFree counts the devices that ResourceSlices publish on node (slices of that node
+// name, of their pool's newest generation) and no claim has allocated, nor has in flight.
+func DevicesFree(dra fwk.SharedDRAManager, node string) (int64, error) {
+	slices, err := dra.ResourceSlices().ListWithDeviceTaintRules()
+	if err != nil {
+		return 0, err
+	}
+	allocated, err := dra.ResourceClaims().ListAllAllocatedDevices()
+	if err != nil {
+		return 0, err
+	}
+	// A pool being republished has slices of two generations: only the newest counts.
+	type poolID struct{ driver, pool string }
+	newest := map[poolID]int64{}
+	for _, s := range slices {
+		if id := (poolID{s.Spec.Driver, s.Spec.Pool.Name}); s.Spec.Pool.Generation > newest[id] {
+			newest[id] = s.Spec.Pool.Generation
+		}
+	}
+	var n int64
+	for _, s := range slices {
+		if s.Spec.NodeName == nil || *s.Spec.NodeName != node || s.Spec.Pool.Generation < newest[poolID{s.Spec.Driver, s.Spec.Pool.Name}] {
+			continue
+		}
+		for _, d := range s.Spec.Devices {
+			if !allocated.Has(structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name)) {
+				n++
+			}
+		}
+	}
+	return n, nil
 }

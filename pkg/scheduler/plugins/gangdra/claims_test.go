@@ -10,6 +10,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 )
@@ -82,5 +84,89 @@ func TestFreedClaims(t *testing.T) {
 	}
 	if got := FreedClaims(tracker, []*v1.Pod{b}); len(got) != 1 || got[0].Name != "from-template" {
 		t.Errorf("b alone frees %v; want only from-template (shared-ab is a's too)", got)
+	}
+}
+
+// pendingTracker adds allocations in flight and allocated devices to claimsByName.
+type pendingTracker struct {
+	claimsByName
+	pending   map[types.UID]bool
+	allocated sets.Set[structured.DeviceID]
+}
+
+func (p pendingTracker) GetPendingAllocation(uid types.UID) *resourceapi.AllocationResult {
+	if p.pending[uid] {
+		return &resourceapi.AllocationResult{}
+	}
+	return nil
+}
+
+func (p pendingTracker) ListAllAllocatedDevices() (sets.Set[structured.DeviceID], error) {
+	return p.allocated, nil
+}
+
+type sliceList []*resourceapi.ResourceSlice
+
+func (s sliceList) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, error) { return s, nil }
+
+type fakeDRA struct {
+	fwk.SharedDRAManager
+	claims fwk.ResourceClaimTracker
+	slices sliceList
+}
+
+func (f fakeDRA) ResourceClaims() fwk.ResourceClaimTracker { return f.claims }
+func (f fakeDRA) ResourceSlices() fwk.ResourceSliceLister  { return f.slices }
+
+// What a pod's claims still need: an exact count as asked, one for a request of all devices
+// or of a first-available list; nothing for a claim allocated or in flight, or not made yet.
+// What a node has free: its slices' devices of the pool's newest generation, less those
+// allocated (or in flight).
+func TestDevicesWantedAndFree(t *testing.T) {
+	request := func(name string, req resourceapi.DeviceRequest) *resourceapi.ResourceClaim {
+		return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)},
+			Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{req}}}}
+	}
+	exact := func(n int64) resourceapi.DeviceRequest {
+		return resourceapi.DeviceRequest{Name: "r", Exactly: &resourceapi.ExactDeviceRequest{AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: n}}
+	}
+	tracker := pendingTracker{claimsByName: claimsByName{claims: map[string]*resourceapi.ResourceClaim{}}, pending: map[types.UID]bool{"pending": true}}
+	for _, c := range []*resourceapi.ResourceClaim{
+		request("four", exact(4)),
+		request("all", resourceapi.DeviceRequest{Name: "r", Exactly: &resourceapi.ExactDeviceRequest{AllocationMode: resourceapi.DeviceAllocationModeAll}}),
+		request("first", resourceapi.DeviceRequest{Name: "r", FirstAvailable: []resourceapi.DeviceSubRequest{{Name: "a", Count: 2}}}),
+		request("pending", exact(8)),
+		claimFor("done", false, "x"),
+	} {
+		tracker.claims["ns/"+c.Name] = c
+	}
+	var rcs []v1.PodResourceClaim
+	for _, n := range []string{"four", "all", "first", "pending", "done"} {
+		rcs = append(rcs, v1.PodResourceClaim{Name: n, ResourceClaimName: ptr.To(n)})
+	}
+	rcs = append(rcs, v1.PodResourceClaim{Name: "t", ResourceClaimTemplateName: ptr.To("t")})
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Spec: v1.PodSpec{ResourceClaims: rcs}}
+	if got := DevicesWanted(tracker, pod); got != 4+1+1 {
+		t.Errorf("DevicesWanted = %d, want 6", got)
+	}
+
+	slice := func(node, pool string, gen int64, devices ...string) *resourceapi.ResourceSlice {
+		s := &resourceapi.ResourceSlice{Spec: resourceapi.ResourceSliceSpec{Driver: "gpu", NodeName: ptr.To(node), Pool: resourceapi.ResourcePool{Name: pool, Generation: gen}}}
+		for _, d := range devices {
+			s.Spec.Devices = append(s.Spec.Devices, resourceapi.Device{Name: d})
+		}
+		return s
+	}
+	tracker.allocated = sets.New(structured.MakeDeviceID("gpu", "n1", "0"))
+	dra := fakeDRA{claims: tracker, slices: sliceList{
+		slice("n1", "n1", 2, "0", "1", "2"),
+		slice("n1", "n1", 1, "old-0", "old-1"),
+		slice("n2", "n2", 1, "0", "1"),
+	}}
+	if got, err := DevicesFree(dra, "n1"); err != nil || got != 2 {
+		t.Errorf("DevicesFree(n1) = %d (%v), want 2 (3 of generation 2, one allocated; generation 1 is stale)", got, err)
+	}
+	if got, _ := DevicesFree(dra, "n3"); got != 0 {
+		t.Errorf("DevicesFree of a node without slices = %d", got)
 	}
 }

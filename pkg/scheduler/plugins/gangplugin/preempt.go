@@ -521,13 +521,21 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 		for _, n := range nodes {
 			for _, pi := range n.GetPods() {
 				if k, ok := p.store.Membership().KeyOf(pi.GetPod()); ok && k == pre.gang && pi.GetPod().DeletionTimestamp == nil {
-					held[n.Node().Name] = held[n.Node().Name].Add(gang.RequestsOf(pi.GetPod()))
+					r := gang.RequestsOf(pi.GetPod())
+					r.Devices = p.store.DevicesOf(pi.GetPod())
+					held[n.Node().Name] = held[n.Node().Name].Add(r)
 				}
 			}
 		}
+		dra := p.handle.SharedDRAManager()
 		for _, pod := range pre.pods {
 			if n := choice.nodes[pod.Name]; n != "" {
-				held[n] = held[n].Add(gang.RequestsOf(pod))
+				r := gang.RequestsOf(pod)
+				if dra != nil {
+					// The devices its claims will take: the victims' devices are its room too.
+					r.Devices = gangdra.DevicesWanted(dra.ResourceClaims(), pod)
+				}
+				held[n] = held[n].Add(r)
 			}
 		}
 		p.recordPreemption(pre.gang, gang.Preemption{Victims: names, Gangs: gangs, Nodes: held, Since: now, Until: until, Priority: pre.prio,

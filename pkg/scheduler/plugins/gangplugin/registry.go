@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -74,6 +75,10 @@ func (r *Runtime) SharedStore(ctx context.Context, h fwk.Handle, m gang.Membersh
 		return p.store, nil
 	}
 	s := gang.NewStore(m, time.Now)
+	if dra := h.SharedDRAManager(); dra != nil {
+		// Bound members count their claims' devices, so that their gangs' holds keep them.
+		s.SetDeviceCounter(func(pod *v1.Pod) int64 { return gang.DevicesAllocated(dra.ResourceClaims().Get, pod) })
+	}
 	r.profiles[h] = &profile{store: s, sinks: map[gang.Kind]StatusSink{}}
 	metrics.Register()
 	metrics.AddGangState(s)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 )
 
 func (p *Adapter) heldOn(n fwk.NodeInfo, own gang.Key) (gang.Resources, []gang.Hold) {
@@ -44,6 +45,9 @@ func heldOnFor(store *gang.Store, n fwk.NodeInfo, own gang.Key, pod *v1.Pod) (ga
 		for _, pi := range n.GetPods() {
 			if k, ok := store.Membership().KeyOf(pi.GetPod()); ok && (k == h.Gang || k == h.Replaces) {
 				have = have.Add(gang.RequestsOf(pi.GetPod()))
+				if h.Reserved.Devices > 0 {
+					have.Devices += store.DevicesOf(pi.GetPod())
+				}
 			}
 		}
 		if rest := h.Reserved.Sub(have).Clamp(); !rest.IsZero() {
@@ -86,12 +90,43 @@ func (p *Adapter) FilterHolds(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 func (p *Adapter) checkHolds(pod *v1.Pod, n fwk.NodeInfo) (*fwk.Status, []gang.Hold) {
 	own, _ := p.store.Membership().KeyOf(pod)
 	held, holds := heldOnFor(p.store, n, own, pod)
-	if len(holds) == 0 || nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+	if len(holds) == 0 {
 		return nil, nil
 	}
-	names, until := holdSummary(holds)
-	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
-		names, until.UTC().Format(time.RFC3339))), holds
+	if !nodeFree(n).Sub(held).Fits(gang.RequestsOf(pod)) {
+		names, until := holdSummary(holds)
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("capacity held for the replacement of members of PodGang %s until %s",
+			names, until.UTC().Format(time.RFC3339))), holds
+	}
+	if held.Devices > 0 && len(pod.Spec.ResourceClaims) > 0 {
+		want, free, err := p.devicesOn(pod, n)
+		if err != nil {
+			return fwk.AsStatus(err), nil
+		}
+		if free-held.Devices < want {
+			names, until := holdSummary(holds)
+			return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("DRA devices held for the replacement of members of PodGang %s until %s: the pod's claims need %d devices, %d of the node's %d free devices are held",
+				names, until.UTC().Format(time.RFC3339), want, held.Devices, free)), holds
+		}
+	}
+	return nil, nil
+}
+
+// devicesOn is how many devices pod's claims still need (gangdra.DevicesWanted) and how many
+// of n's ResourceSlices' devices are free; none of either without DRA.
+func (p *Adapter) devicesOn(pod *v1.Pod, n fwk.NodeInfo) (want, free int64, err error) {
+	dra := p.handle.SharedDRAManager()
+	if dra == nil {
+		return 0, 0, nil
+	}
+	if want = gangdra.DevicesWanted(dra.ResourceClaims(), pod); want == 0 {
+		return 0, 0, nil
+	}
+	free, err = gangdra.DevicesFree(dra, n.Node().Name)
+	if err != nil {
+		return 0, 0, fmt.Errorf("counting the free devices of node %s: %w", n.Node().Name, err)
+	}
+	return want, free, nil
 }
 
 // holdSummary names the gangs that hold (namespace/name, sorted, each once) and when the last
