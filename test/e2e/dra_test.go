@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -211,5 +212,72 @@ func TestDRAReplacementHoldsDevices(t *testing.T) {
 			}
 		}
 		return done == 3 && len(pods) == 3, nil
+	})
+}
+
+// Surge admission answers for members whose devices come from ResourceClaimTemplates: a
+// RollingUpdate with maxSurge 1 / maxUnavailable 0 of a clique of 2 pods, each with a claim of
+// all 8 devices of a node, on 2 nodes. The surge pod's claim does not exist before the pod, so
+// admission makes it from the template: no surge pod is created, the PodCliqueSet says
+// SurgeBlocked, and once a third node publishes its devices the surge is admitted and the
+// update completes. Before, the surge pod was admitted without its devices and waited, unbound.
+func TestDRATemplateSurgeBlocked(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("drablock", 2))
+	env.CreateGPUDeviceClass(t)
+	for i := 0; i < 2; i++ {
+		env.PublishGPUs(t, fmt.Sprintf("drablock-%04d", i), 8, "h100")
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
+	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pcs := framework.Workers(ns, "blocked", 1, 0, 600)
+	pcs.Spec.Template.Cliques[0].Spec.Replicas = 2
+	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
+	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu8")}}
+	c := &spec.Containers[0]
+	c.Resources.Limits = nil
+	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, "blocked", 1, 2)
+	env.WaitRevisionComplete(t, ns, "blocked")
+	env.UpdatePCS(t, ns, "blocked", func(p *grovev1.PodCliqueSet) {
+		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v2"
+	})
+	framework.Eventually(t, 2*time.Minute, "SurgeBlocked=True and no surge pod", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, "blocked")
+		if err != nil {
+			return false, err
+		}
+		if len(pods) != 2 {
+			return false, fmt.Errorf("%d pods: a surge pod was created without devices for it", len(pods))
+		}
+		p, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "blocked", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(p.Status.Conditions, grovev1.ConditionSurgeBlocked)
+		return cond != nil && cond.Status == metav1.ConditionTrue, nil
+	})
+	env.AddNodes(t, framework.GPUNodes("drablock-more", 1))
+	env.PublishGPUs(t, "drablock-more-0000", 8, "h100")
+	framework.Eventually(t, framework.UpdateTimeout, "both pods on v2 and Running", func(ctx context.Context) (bool, error) {
+		pods, err := env.ListPods(ctx, ns, "blocked")
+		if err != nil {
+			return false, err
+		}
+		done := 0
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && framework.ReadyPod(p) {
+				done++
+			}
+		}
+		return done == 2 && len(pods) == 2, nil
 	})
 }

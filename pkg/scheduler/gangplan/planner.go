@@ -310,9 +310,10 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	if err != nil {
 		return res, err
 	}
-	if pl.dra && len(in.Evicted) > 0 {
-		// The evicted pods' devices are free in this pass, as their nodes' room is.
-		defer pl.draView.claims.free(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted))()
+	if pl.dra {
+		// The pass's allocations stay in its view; the evicted pods' devices are free in it,
+		// as their nodes' room is; the members' claims not made yet exist in it.
+		defer pl.draView.claims.beginPass(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted), in.Claims)()
 	}
 	view := func(n fwk.NodeInfo) fwk.NodeInfo {
 		if c, ok := copies[n.Node().Name]; ok {
@@ -372,8 +373,9 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		if err != nil {
 			return res, err
 		}
-		if pl.dra && !in.Detached && len(pod.Spec.ResourceClaims) > 0 {
-			// The members after it must see its devices taken, as its own Reserve will take them.
+		if pl.dra && len(pod.Spec.ResourceClaims) > 0 {
+			// The members after it must see its devices taken, as its own Reserve will take
+			// them (in the pass's view only: draView).
 			if st := pl.fw.RunReservePluginsReserve(ctx, state, pod, best.Node().Name); !st.IsSuccess() {
 				pl.fw.RunReservePluginsUnreserve(ctx, state, pod, best.Node().Name)
 				if st.Code() == fwk.Error {

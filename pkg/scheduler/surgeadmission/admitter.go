@@ -12,7 +12,10 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -24,6 +27,7 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/utils/ptr"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
@@ -44,6 +48,8 @@ type FrameworkAdmitter struct {
 	// gangs is the profile's gang store: capacity it holds for replacements is not room for
 	// a surge (nil: no gang plugin in the profile, or a preview outside the scheduler).
 	gangs *gang.Store
+	// templates reads the ResourceClaimTemplates surge pods take claims from.
+	templates TemplateGetter
 }
 
 var _ surge.Admitter = &FrameworkAdmitter{}
@@ -65,7 +71,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 	snap := internalcache.NewEmptySnapshot()
 	a := &FrameworkAdmitter{planner: rt.PlannerOf(h), gangs: rt.StoreOf(h), refresh: func(ctx context.Context) (*internalcache.Snapshot, error) {
 		return snap, sched.Cache.UpdateSnapshot(klog.FromContext(ctx), snap)
-	}}
+	}, templates: templateReader(cc.Client)}
 	if a.planner == nil {
 		pct := base.PercentageOfNodesToScore
 		if pct == nil {
@@ -100,7 +106,16 @@ func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile
 	return &FrameworkAdmitter{planner: pl, refresh: func(context.Context) (*internalcache.Snapshot, error) {
 		nodes, pods := world()
 		return internalcache.NewSnapshot(pods, nodes), nil
-	}}, nil
+	}, templates: templateReader(kube)}, nil
+}
+
+// templateReader reads ResourceClaimTemplates from the API server when a surge asks (no cache:
+// surges are few, and a missing permission is then a refusal that says so, not a cache that
+// never syncs).
+func templateReader(kube kubernetes.Interface) TemplateGetter {
+	return func(ctx context.Context, ns, name string) (*resourceapi.ResourceClaimTemplate, error) {
+		return kube.ResourceV1().ResourceClaimTemplates(ns).Get(ctx, name, metav1.GetOptions{})
+	}
 }
 
 // AdmitSurge reports whether every pod of req fits the cluster now, in one domain of
@@ -119,9 +134,10 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	if err != nil {
 		return surge.Verdict{}, err
 	}
-	pods, unchecked := withoutTemplateClaims(sortedBySize(surge.AsCreated(req.Pods)))
-	if unchecked > 0 {
-		klog.FromContext(ctx).V(4).Info("Surge admission leaves the devices of claims from templates to the members' own cycles", "surge", req.What, "claims", unchecked)
+	pods := sortedBySize(surge.AsCreated(req.Pods))
+	claims, err := withTemplateClaims(ctx, pods, a.templates)
+	if err != nil {
+		return surge.Verdict{Message: fmt.Sprintf("%s: %v", req.What, err)}, nil
 	}
 	req.Pods = pods
 	filter := a.notHeld
@@ -143,7 +159,7 @@ func (a *FrameworkAdmitter) AdmitSurge(ctx context.Context, req surge.Request) (
 	domains := groupByDomain(nodes, req, a.freeOf)
 	var reasons []string
 	for _, d := range domains {
-		ok, why, err := a.placeWith(ctx, snap, pods, d.nodes, filter)
+		ok, why, err := a.placeWith(ctx, snap, pods, claims, d.nodes, filter)
 		if err != nil {
 			return surge.Verdict{}, err
 		}
@@ -200,12 +216,12 @@ func groupByDomain(nodes []fwk.NodeInfo, req surge.Request, freeOf func([]fwk.No
 // the capacity the gang store holds for replacements kept out. It returns why the first pod
 // that fits nowhere does not.
 func (a *FrameworkAdmitter) place(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo) (bool, string, error) {
-	return a.placeWith(ctx, snap, pods, nodes, a.notHeld)
+	return a.placeWith(ctx, snap, pods, nil, nodes, a.notHeld)
 }
 
 // placeWith is place with filter in place of the holds check alone.
-func (a *FrameworkAdmitter) placeWith(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, nodes []fwk.NodeInfo, filter func(*v1.Pod, fwk.NodeInfo) *fwk.Status) (bool, string, error) {
-	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: nodes, Filter: filter, Detached: true})
+func (a *FrameworkAdmitter) placeWith(ctx context.Context, snap fwk.SharedLister, pods []*v1.Pod, claims []*resourceapi.ResourceClaim, nodes []fwk.NodeInfo, filter func(*v1.Pod, fwk.NodeInfo) *fwk.Status) (bool, string, error) {
+	res, err := a.planner.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Claims: claims, Nodes: nodes, Filter: filter})
 	if err != nil {
 		// A plugin failed: that is no answer, not "does not fit" (the pass is retried).
 		return false, "", fmt.Errorf("surge admission: %w", err)
@@ -230,45 +246,48 @@ func (a *FrameworkAdmitter) notHeld(pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
 
 const gpu = v1.ResourceName("nvidia.com/gpu")
 
-// withoutTemplateClaims drops from pods not created yet the claims they get from
-// ResourceClaimTemplates (Grove's resourceClaimTemplates), and counts them. Such a claim exists
-// only once kube-controller-manager makes it for the created pod, and the DRA plugin refuses a
-// pod whose claim does not exist yet ("ResourceClaim not created yet"): with them, a surge of
-// such pods was never admitted and an update with maxUnavailable 0 waited for ever
-// (TestDRATemplateSurgeUpdate). Their devices are left to the members' own cycles, which place
-// a gang whole with its devices or not at all; claims by name (shared ones) stay and are
-// checked.
-func withoutTemplateClaims(pods []*v1.Pod) ([]*v1.Pod, int) {
-	dropped := 0
+// withTemplateClaims makes, for pods not created yet, the claims they will get from
+// ResourceClaimTemplates (Grove's resourceClaimTemplates) as kube-controller-manager will make
+// them once each pod exists: the template's spec, the pod as controlling owner, the name in
+// the pod's status. The planner's pass reads them as existing (PlanInput.Claims), so a surge is
+// admitted only with devices for every member. A template that does not exist is an error
+// that names it: the pod could never start. Such a claim did not exist before the pod, and
+// the DRA plugin refuses a pod whose claim does not exist: without them, a surge of such pods
+// was never admitted and an update with maxUnavailable 0 waited for ever
+// (TestDRATemplateSurgeUpdate).
+func withTemplateClaims(ctx context.Context, pods []*v1.Pod, templates TemplateGetter) ([]*resourceapi.ResourceClaim, error) {
+	var claims []*resourceapi.ResourceClaim
 	for _, p := range pods {
-		kept := p.Spec.ResourceClaims[:0]
-		gone := map[string]bool{}
-		for _, c := range p.Spec.ResourceClaims {
-			if c.ResourceClaimTemplateName != nil {
-				gone[c.Name] = true
+		for _, rc := range p.Spec.ResourceClaims {
+			if rc.ResourceClaimTemplateName == nil {
 				continue
 			}
-			kept = append(kept, c)
-		}
-		if len(gone) == 0 {
-			continue
-		}
-		dropped += len(gone)
-		p.Spec.ResourceClaims = kept
-		for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-			for i := range cs {
-				refs := cs[i].Resources.Claims[:0]
-				for _, r := range cs[i].Resources.Claims {
-					if !gone[r.Name] {
-						refs = append(refs, r)
-					}
-				}
-				cs[i].Resources.Claims = refs
+			if templates == nil {
+				return nil, fmt.Errorf("pod %s takes claim %s from ResourceClaimTemplate %s, and surge admission reads no templates", p.Name, rc.Name, *rc.ResourceClaimTemplateName)
 			}
+			tmpl, err := templates(ctx, p.Namespace, *rc.ResourceClaimTemplateName)
+			if err != nil {
+				return nil, fmt.Errorf("pod %s takes claim %s from ResourceClaimTemplate %s/%s: %w", p.Name, rc.Name, p.Namespace, *rc.ResourceClaimTemplateName, err)
+			}
+			if p.UID == "" {
+				p.UID = types.UID("surge-admission/" + p.Namespace + "/" + p.Name)
+			}
+			name := p.Name + "-" + rc.Name
+			claim := &resourceapi.ResourceClaim{
+				ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: name, UID: types.UID(string(p.UID) + "/" + rc.Name),
+					Labels: tmpl.Labels, Annotations: tmpl.Annotations,
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
+				Spec: *tmpl.Spec.Spec.DeepCopy(),
+			}
+			claims = append(claims, claim)
+			p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: rc.Name, ResourceClaimName: ptr.To(name)})
 		}
 	}
-	return pods, dropped
+	return claims, nil
 }
+
+// TemplateGetter reads a ResourceClaimTemplate by namespace and name.
+type TemplateGetter func(ctx context.Context, namespace, name string) (*resourceapi.ResourceClaimTemplate, error)
 
 func sortedBySize(pods []*v1.Pod) []*v1.Pod {
 	out := append([]*v1.Pod(nil), pods...)

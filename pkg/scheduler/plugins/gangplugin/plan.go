@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -40,11 +41,10 @@ type PlanInput struct {
 	// discounts them, and the devices of the ResourceClaims only they reserve count as free.
 	// The snapshot is not written.
 	Evicted []*v1.Pod
-	// Detached: the pass runs outside the scheduling cycle (surge admission, concurrently with
-	// it). It then signals no device allocation in flight, which a concurrent cycle would see:
-	// members with resource claims are each checked against the devices free before the pass,
-	// not against each other's.
-	Detached bool
+	// Claims are ResourceClaims that the pods use and that do not exist yet (a surge member's
+	// claims from templates, made by the caller as kube-controller-manager will make them):
+	// the pass reads them as existing. Nothing is written.
+	Claims []*resourceapi.ResourceClaim
 	// Score returns, for a pod of the pass and the nodes of the pods placed before it in the
 	// pass, the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
 	// preferred packing), which the planner adds with the plugin's weight; nil for none.
