@@ -123,11 +123,17 @@ func podGangFacts(pod *corev1.Pod, pg *schedv1.PodGang, members []corev1.Pod) ga
 	if raw := pg.Annotations[schedv1.AnnotationReservation]; raw != "" {
 		if r := gang.ReservationFromPodGang(pg); r != nil {
 			var nodes []string
-			for n := range r.Nodes {
+			var devices int64
+			for n, res := range r.Nodes {
 				nodes = append(nodes, n)
+				devices += res.Devices
 			}
 			sort.Strings(nodes)
-			f.reservation = fmt.Sprintf("capacity on %s held for its replacements since %s", strings.Join(nodes, ", "), r.Since.UTC().Format(time.RFC3339))
+			what := "capacity"
+			if devices > 0 {
+				what = fmt.Sprintf("capacity (with %d DRA devices)", devices)
+			}
+			f.reservation = fmt.Sprintf("%s on %s held for its replacements since %s", what, strings.Join(nodes, ", "), r.Since.UTC().Format(time.RFC3339))
 		}
 	}
 	if c := meta.FindStatusCondition(pg.Status.Conditions, gang.ConditionDisruptionTarget); c != nil && c.Status == metav1.ConditionTrue && c.Reason == gang.ReasonPreempted {

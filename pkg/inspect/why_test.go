@@ -68,3 +68,17 @@ func TestWhySliceMember(t *testing.T) {
 		t.Errorf("rendered without the slice gang:\n%s", out.String())
 	}
 }
+
+// why for a member of a gang that holds capacity for its replacements names the nodes and the
+// DRA devices held.
+func TestWhyReservationWithDevices(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g-w-0", Labels: map[string]string{grovev1.LabelPodGang: "g"}}}
+	raw, err := (&gang.Reservation{Since: metav1.Now().Time, Nodes: map[string]gang.Resources{"n1": {Devices: 8}, "n2": {Devices: 4}}}).Annotation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Annotations: map[string]string{schedv1.AnnotationReservation: raw}}}
+	if w := BuildWhy(pod, pg, nil, nil); !strings.HasPrefix(w.Reservation, "capacity (with 12 DRA devices) on n1, n2 held for its replacements") {
+		t.Errorf("reservation %q", w.Reservation)
+	}
+}
