@@ -95,7 +95,7 @@ func MainWithCRDs(m *testing.M, dir string) {
 
 // run starts (or attaches to) the control plane, installs the CRDs of crdDir (manifests/helm/phalanx/files/crds
 // when empty) unless setup deploys Phalanx itself, and runs the tests.
-func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDir string) int {
+func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDir string) (code int) {
 	ctx := context.Background()
 	root, err := localcluster.RepoRoot()
 	if err != nil {
@@ -131,7 +131,15 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		defer func() { _ = os.RemoveAll(runDir) }()
+		defer func() {
+			if code != 0 {
+				// The control plane's logs (API server, KWOK, podreaper, controller manager) of a
+				// failed run are what explains it.
+				fmt.Fprintf(os.Stderr, "the local control plane's logs are kept in %s/logs\n", runDir)
+				return
+			}
+			_ = os.RemoveAll(runDir)
+		}()
 		start := time.Now()
 		cluster, err = localcluster.Start(ctx, localcluster.Options{
 			Dir:               runDir,
