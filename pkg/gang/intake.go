@@ -214,6 +214,8 @@ func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool)
 		s.DeletePod(pod)
 		return k, true, false
 	}
+	// The device counter reads the scheduler's claim tracker: never under the store's lock.
+	devices := s.DevicesOf(pod)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entryLocked(k)
@@ -256,7 +258,7 @@ func (s *Store) upsertPod(pod *v1.Pod, observe bool) (k Key, ok bool, wake bool)
 	}
 	m.pod = pod
 	req := RequestsOf(pod)
-	req.Devices = countDevices(s.devices, pod)
+	req.Devices = devices
 	m.Member = Member{
 		UID:      pod.UID,
 		Name:     pod.Name,

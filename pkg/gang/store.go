@@ -58,7 +58,7 @@ type Store struct {
 }
 
 // DeviceCounter returns how many DRA devices pod's ResourceClaims were allocated (a claim its
-// members share counted once, on one of them).
+// members share counted once, on one of them). The store calls it without holding its lock.
 type DeviceCounter func(pod *v1.Pod) int64
 
 type entry struct {
