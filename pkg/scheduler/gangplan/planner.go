@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -72,6 +73,9 @@ type Planner struct {
 	// seen through draView).
 	dra     bool
 	draView *draView
+	// memo: members alike are not filtered again on nodes the pass has not changed
+	// (filterMemo); off when the profile's Filter plugins make verdicts depend on other nodes.
+	memo bool
 }
 
 var _ gangplugin.Planner = &Planner{}
@@ -144,7 +148,7 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	if err != nil {
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
-	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view}, nil
+	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile)}, nil
 }
 
 // planningConfig is the profile's plugin config for the planner's framework: with DRA, the
@@ -338,7 +342,16 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	if pl.dra {
 		group = gangdra.NewGroupCycle()
 	}
+	var memo filterMemo
+	rules, err := pl.memoRules(in)
+	if err != nil {
+		return res, err
+	}
 	for _, pod := range in.Pods {
+		var verdicts map[string]*fwk.Status
+		if pl.memo {
+			verdicts = memo.use(siblingKey(pod, rules))
+		}
 		state := framework.NewCycleState()
 		if group != nil {
 			state.SetPodGroupSchedulingCycle(group)
@@ -361,7 +374,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
 			}
 		}
-		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind)
+		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts)
 		if err != nil {
 			return res, err
 		}
@@ -395,11 +408,35 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		}
 		c.AddPodInfo(info)
 		copies[c.Node().Name] = c
+		memo.changed(c.Node().Name)
 		done = append(done, placedPod{info: info, node: c})
 		placed = append(placed, c)
 		res.Nodes[pod.Name] = c.Node().Name
 	}
 	return res, nil
+}
+
+// memoRules reads, once per pass, what makes members' verdicts depend on their labels or on
+// other nodes (filterMemo).
+func (pl *Planner) memoRules(in gangplugin.PlanInput) (memoRules, error) {
+	var r memoRules
+	if !pl.memo {
+		return r, nil
+	}
+	anti, err := in.Snapshot.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+	if err != nil {
+		return r, fmt.Errorf("listing nodes with required anti-affinity: %w", err)
+	}
+	r.labelsMatter = len(anti) > 0
+	if !pl.dra || !slices.ContainsFunc(in.Pods, func(p *v1.Pod) bool { return len(p.Spec.ResourceClaims) > 0 }) {
+		return r, nil
+	}
+	all, err := pl.draView.ResourceSlices().ListWithDeviceTaintRules()
+	if err != nil {
+		return r, fmt.Errorf("listing ResourceSlices: %w", err)
+	}
+	r.devicesShared = slices.ContainsFunc(all, func(s *resourceapi.ResourceSlice) bool { return s.Spec.NodeName == nil || *s.Spec.NodeName == "" })
+	return r, nil
 }
 
 // evict copies the nodes of in.Evicted without them (into copies) and returns each with its
@@ -436,8 +473,9 @@ func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies ma
 }
 
 // feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until
-// toFind nodes pass or every candidate was tried; reasons counts why the others did not.
-func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int) ([]fwk.NodeInfo, map[string]int, error) {
+// toFind nodes pass or every candidate was tried; reasons counts why the others did not. The
+// profile's verdicts are taken from, and kept in, verdicts (nil: none kept; filterMemo).
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status) ([]fwk.NodeInfo, map[string]int, error) {
 	var feasible []fwk.NodeInfo
 	reasons := map[string]int{}
 	n := len(in.Nodes)
@@ -449,14 +487,19 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			reasons["not among the nodes PreFilter allows"]++
 			continue
 		}
-		var st *fwk.Status
-		if pl.nominated {
-			st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
-		} else {
-			st = pl.fw.RunFilterPlugins(ctx, state, pod, node)
-		}
-		if st.Code() == fwk.Error {
-			return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, node.Node().Name, st.AsError())
+		st, known := verdicts[node.Node().Name]
+		if !known {
+			if pl.nominated {
+				st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
+			} else {
+				st = pl.fw.RunFilterPlugins(ctx, state, pod, node)
+			}
+			if st.Code() == fwk.Error {
+				return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, node.Node().Name, st.AsError())
+			}
+			if verdicts != nil {
+				verdicts[node.Node().Name] = st
+			}
 		}
 		if st.IsSuccess() && in.Filter != nil {
 			st = in.Filter(pod, node)

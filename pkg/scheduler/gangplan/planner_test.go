@@ -192,11 +192,21 @@ func TestPlanCountsEarlierMembersForAffinity(t *testing.T) {
 }
 
 // BenchmarkPlan is one pass for a gang on 5,000 eight-GPU nodes: a 16-member gang of 8-GPU
-// members, and a 512-member one. Figures are per member (allocations included).
+// members, and a 512-member one, with the Filter memo and without it. Figures are per member
+// (allocations included).
 func BenchmarkPlan(b *testing.B) {
-	for _, size := range []int{16, 512} {
-		b.Run(fmt.Sprintf("members=%d/nodes=5000", size), func(b *testing.B) {
+	for _, tc := range []struct {
+		size int
+		memo bool
+	}{{16, true}, {512, true}, {16, false}, {512, false}} {
+		name := fmt.Sprintf("members=%d/nodes=5000", tc.size)
+		if !tc.memo {
+			name += "/no-memo"
+		}
+		size := tc.size
+		b.Run(name, func(b *testing.B) {
 			pl, in := planner(b, nodes(5000, 8), pods(size, 8))
+			pl.SetFilterMemo(tc.memo)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -311,5 +321,47 @@ func TestPlanScoreSeesEarlierMembers(t *testing.T) {
 	}
 	if len(racks) != 1 {
 		t.Fatalf("members in racks %v, want one: %v", racks, res.Nodes)
+	}
+}
+
+// The Filter memo changes what a pass costs, not what it decides: a gang of members alike on
+// nodes of every fill (some full, some with room for one or two members) is placed on the
+// same nodes with the memo as without it, and a gang that does not fit fails on the same
+// member for the same reasons.
+func TestFilterMemoKeepsThePlan(t *testing.T) {
+	ns := nodes(60, 8)
+	var running []*v1.Pod
+	for i, n := range ns {
+		if used := int64(i % 5 * 2); used > 0 {
+			p := gpuPod(fmt.Sprintf("r-%d", i), used)
+			p.Spec.NodeName = n.Name
+			running = append(running, p)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		members int
+		gpus    int64
+	}{{"fits", 24, 4}, {"fits, whole nodes", 10, 8}, {"does not fit", 80, 6}} {
+		t.Run(tc.name, func(t *testing.T) {
+			results := map[bool]gangplugin.PlanResult{}
+			_, in := planner(t, ns, pods(tc.members, tc.gpus), running...) // one snapshot: its node order is its own
+			for _, memo := range []bool{false, true} {
+				pl, _ := planner(t, ns, nil)
+				pl.SetFilterMemo(memo)
+				res, err := pl.Plan(context.Background(), in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				results[memo] = res
+			}
+			without, with := results[false], results[true]
+			if fmt.Sprint(without.Nodes) != fmt.Sprint(with.Nodes) {
+				t.Errorf("placements differ:\nwithout the memo %v\nwith it          %v", without.Nodes, with.Nodes)
+			}
+			if (without.Failed == nil) != (with.Failed == nil) || (without.Failed != nil && (without.Failed.Name != with.Failed.Name || without.Reason != with.Reason)) {
+				t.Errorf("outcomes differ: without the memo %v %q, with it %v %q", without.Failed, without.Reason, with.Failed, with.Reason)
+			}
+		})
 	}
 }

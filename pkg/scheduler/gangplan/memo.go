@@ -1,0 +1,135 @@
+package gangplan
+
+import (
+	"encoding/json"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+)
+
+// filterMemo keeps, within one pass, the profile's Filter verdicts of the last member for
+// each node, so that the next member that nodes judge alike (siblingKey) is not filtered
+// again on the nodes the pass has not changed since. A gang's members are nearly always alike
+// (one template per podgroup): without the memo each member repeats the search of the one
+// before it (percentageOfNodesToScore of the nodes, the DRA allocator on each); with it, a
+// member after the first re-runs Filter only on the node that received the one before.
+//
+// The verdict of an unchanged node can differ for a member alike only through what other
+// nodes hold: required inter-pod affinity or anti-affinity, hard topology spreading, a
+// claim shared between members (allocated by the first), devices that are not node-local.
+// siblingKey is empty, and nothing is kept, for such a member.
+type filterMemo struct {
+	key     string
+	verdict map[string]*fwk.Status
+}
+
+// use returns the verdicts kept for members of key ("": none kept), starting afresh when the
+// member is not alike the last one.
+func (m *filterMemo) use(key string) map[string]*fwk.Status {
+	if key == "" {
+		m.key, m.verdict = "", nil
+		return nil
+	}
+	if key != m.key || m.verdict == nil {
+		m.key, m.verdict = key, map[string]*fwk.Status{}
+	}
+	return m.verdict
+}
+
+// changed forgets the verdicts of node: a member of the pass was placed on it.
+func (m *filterMemo) changed(node string) { delete(m.verdict, node) }
+
+// memoRules are what a pass checks once before it keeps verdicts.
+type memoRules struct {
+	// labelsMatter: some pod has required anti-affinity, which may select a member by its
+	// labels (an index label differs from member to member).
+	labelsMatter bool
+	// devicesShared: some ResourceSlice is not tied to one node (network-attached devices),
+	// so a member's allocation may change what other nodes offer.
+	devicesShared bool
+}
+
+// siblingKey is what decides a Filter verdict for pod, beside the node itself and what the
+// pass changes on it; "" when other nodes' contents decide it too (filterMemo).
+func siblingKey(pod *v1.Pod, rules memoRules) string {
+	spec := &pod.Spec
+	if a := spec.Affinity; a != nil {
+		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return ""
+		}
+		if a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return ""
+		}
+	}
+	for _, c := range spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == v1.DoNotSchedule {
+			return ""
+		}
+	}
+	for _, rc := range spec.ResourceClaims {
+		if rc.ResourceClaimName != nil || rules.devicesShared {
+			return "" // a claim by name is shared: the first member's allocation decides the rest
+		}
+	}
+	type key struct {
+		Namespace      string
+		Labels         map[string]string `json:",omitempty"`
+		Priority       *int32
+		NodeName       string
+		NodeSelector   map[string]string
+		Affinity       *v1.Affinity
+		Tolerations    []v1.Toleration
+		Spread         []v1.TopologySpreadConstraint
+		Containers     []v1.Container
+		Init           []v1.Container
+		Overhead       v1.ResourceList
+		RuntimeClass   *string
+		Volumes        []v1.Volume
+		ResourceClaims []v1.PodResourceClaim
+		HostNetwork    bool
+	}
+	k := key{Namespace: pod.Namespace, Priority: spec.Priority, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
+		Affinity: spec.Affinity, Tolerations: spec.Tolerations, Spread: spec.TopologySpreadConstraints,
+		Containers: schedulingView(spec.Containers), Init: schedulingView(spec.InitContainers), Overhead: spec.Overhead,
+		RuntimeClass: spec.RuntimeClassName, Volumes: spec.Volumes, ResourceClaims: spec.ResourceClaims, HostNetwork: spec.HostNetwork}
+	if rules.labelsMatter {
+		k.Labels = pod.Labels
+	}
+	raw, err := json.Marshal(k)
+	if err != nil {
+		return ""
+	}
+	return string(raw)
+}
+
+// schedulingView is what of containers a Filter reads: resources, ports, the claims they use.
+func schedulingView(cs []v1.Container) []v1.Container {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]v1.Container, len(cs))
+	for i, c := range cs {
+		out[i] = v1.Container{Resources: c.Resources, Ports: c.Ports, RestartPolicy: c.RestartPolicy}
+	}
+	return out
+}
+
+// memoAllowed reports whether the profile's Filter plugins leave a member's verdicts to its
+// own spec and the node (siblingKey): not with hard default topology spreading.
+func memoAllowed(profile *config.KubeSchedulerProfile) bool {
+	for _, c := range profile.PluginConfig {
+		if c.Name != names.PodTopologySpread {
+			continue
+		}
+		if args, ok := c.Args.(*config.PodTopologySpreadArgs); ok {
+			for _, d := range args.DefaultConstraints {
+				if d.WhenUnsatisfiable == v1.DoNotSchedule {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
