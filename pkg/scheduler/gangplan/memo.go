@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
@@ -18,8 +19,9 @@ import (
 //
 // The verdict of an unchanged node can differ for a member alike only through what other
 // nodes hold: required inter-pod affinity or anti-affinity, hard topology spreading, a
-// claim shared between members (allocated by the first), devices that are not node-local.
-// siblingKey is empty, and nothing is kept, for such a member.
+// claim shared between members or allocated already, devices that are not node-local.
+// siblingKey is empty, and nothing is kept, for such a member. Members' own claims by name
+// (one claim per member) weigh by their specs.
 type filterMemo struct {
 	key     string
 	verdict map[string]*fwk.Status
@@ -49,6 +51,11 @@ type memoRules struct {
 	// devicesShared: some ResourceSlice is not tied to one node (network-attached devices),
 	// so a member's allocation may change what other nodes offer.
 	devicesShared bool
+	// sharedClaims are the claims (namespace/name) that more than one pod of the pass names:
+	// the first member's allocation decides where the others may go.
+	sharedClaims map[string]bool
+	// claim reads a claim (the planner's view of the DRA manager); nil without DRA.
+	claim func(namespace, name string) (*resourceapi.ResourceClaim, error)
 }
 
 // siblingKey is what decides a Filter verdict for pod, beside the node itself and what the
@@ -68,9 +75,29 @@ func siblingKey(pod *v1.Pod, rules memoRules) string {
 			return ""
 		}
 	}
+	// A member's claims weigh by what they ask for: a template's name (its members' claims
+	// are made alike), or the spec of a claim of its own that is not allocated yet.
+	var claims []string
 	for _, rc := range spec.ResourceClaims {
-		if rc.ResourceClaimName != nil || rules.devicesShared {
-			return "" // a claim by name is shared: the first member's allocation decides the rest
+		switch {
+		case rules.devicesShared:
+			return ""
+		case rc.ResourceClaimTemplateName != nil:
+			claims = append(claims, rc.Name+"=template:"+*rc.ResourceClaimTemplateName)
+		case rc.ResourceClaimName != nil:
+			key := pod.Namespace + "/" + *rc.ResourceClaimName
+			if rules.sharedClaims[key] || rules.claim == nil {
+				return ""
+			}
+			c, err := rules.claim(pod.Namespace, *rc.ResourceClaimName)
+			if err != nil || c.Status.Allocation != nil {
+				return "" // allocated: where its devices are decides
+			}
+			raw, err := json.Marshal(c.Spec)
+			if err != nil {
+				return ""
+			}
+			claims = append(claims, rc.Name+"=spec:"+string(raw))
 		}
 	}
 	type key struct {
@@ -87,13 +114,13 @@ func siblingKey(pod *v1.Pod, rules memoRules) string {
 		Overhead       v1.ResourceList
 		RuntimeClass   *string
 		Volumes        []v1.Volume
-		ResourceClaims []v1.PodResourceClaim
+		Claims         []string
 		HostNetwork    bool
 	}
 	k := key{Namespace: pod.Namespace, Priority: spec.Priority, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
 		Affinity: spec.Affinity, Tolerations: spec.Tolerations, Spread: spec.TopologySpreadConstraints,
 		Containers: schedulingView(spec.Containers), Init: schedulingView(spec.InitContainers), Overhead: spec.Overhead,
-		RuntimeClass: spec.RuntimeClassName, Volumes: spec.Volumes, ResourceClaims: spec.ResourceClaims, HostNetwork: spec.HostNetwork}
+		RuntimeClass: spec.RuntimeClassName, Volumes: spec.Volumes, Claims: claims, HostNetwork: spec.HostNetwork}
 	if rules.labelsMatter {
 		k.Labels = pod.Labels
 	}

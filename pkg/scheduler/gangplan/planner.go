@@ -431,6 +431,23 @@ func (pl *Planner) memoRules(in gangplugin.PlanInput) (memoRules, error) {
 	if !pl.dra || !slices.ContainsFunc(in.Pods, func(p *v1.Pod) bool { return len(p.Spec.ResourceClaims) > 0 }) {
 		return r, nil
 	}
+	r.claim = pl.draView.claims.Get
+	named := map[string]int{}
+	for _, p := range in.Pods {
+		for _, rc := range p.Spec.ResourceClaims {
+			if rc.ResourceClaimName != nil {
+				named[p.Namespace+"/"+*rc.ResourceClaimName]++
+			}
+		}
+	}
+	for k, n := range named {
+		if n > 1 {
+			if r.sharedClaims == nil {
+				r.sharedClaims = map[string]bool{}
+			}
+			r.sharedClaims[k] = true
+		}
+	}
 	all, err := pl.draView.ResourceSlices().ListWithDeviceTaintRules()
 	if err != nil {
 		return r, fmt.Errorf("listing ResourceSlices: %w", err)
