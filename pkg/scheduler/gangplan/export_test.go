@@ -2,3 +2,6 @@ package gangplan
 
 // SetFilterMemo turns the pass's Filter memo (filterMemo) on or off, for comparisons.
 func (pl *Planner) SetFilterMemo(on bool) { pl.memo = on }
+
+// FilterMemo reports whether the pass keeps Filter verdicts (the profile allows it).
+func (pl *Planner) FilterMemo() bool { return pl.memo }

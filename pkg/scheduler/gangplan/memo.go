@@ -143,9 +143,25 @@ func schedulingView(cs []v1.Container) []v1.Container {
 	return out
 }
 
+// statelessFilters are the Filter plugins known to keep nothing per node in the cycle state
+// (their verdict is all a pass needs of them), with DynamicResources, whose per-node
+// allocation the pass gets by filtering a node that fits again.
+var statelessFilters = map[string]bool{
+	names.NodeUnschedulable: true, names.NodeName: true, names.TaintToleration: true, names.NodeAffinity: true,
+	names.NodePorts: true, names.NodeResourcesFit: true, names.VolumeRestrictions: true, names.NodeVolumeLimits: true,
+	names.VolumeBinding: true, names.VolumeZone: true, names.PodTopologySpread: true, names.InterPodAffinity: true,
+	names.DynamicResources: true, names.NodeDeclaredFeatures: true,
+}
+
 // memoAllowed reports whether the profile's Filter plugins leave a member's verdicts to its
-// own spec and the node (siblingKey): not with hard default topology spreading.
-func memoAllowed(profile *config.KubeSchedulerProfile) bool {
+// own spec and the node (siblingKey): only plugins known to keep no per-node state
+// (statelessFilters), and no hard default topology spreading.
+func memoAllowed(profile *config.KubeSchedulerProfile, filters []string) bool {
+	for _, f := range filters {
+		if !statelessFilters[f] {
+			return false
+		}
+	}
 	for _, c := range profile.PluginConfig {
 		if c.Name != names.PodTopologySpread {
 			continue

@@ -148,7 +148,11 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	if err != nil {
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
-	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile)}, nil
+	var filters []string
+	for _, p := range fw.ListPlugins().Filter.Enabled {
+		filters = append(filters, p.Name)
+	}
+	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile, filters)}, nil
 }
 
 // planningConfig is the profile's plugin config for the planner's framework: with DRA, the
@@ -505,6 +509,11 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			continue
 		}
 		st, known := verdicts[node.Node().Name]
+		if known && st.IsSuccess() && len(pod.Spec.ResourceClaims) > 0 {
+			// The DRA plugin's Filter keeps the node's allocation in the cycle state, for its
+			// Score and Reserve: a node that fits is filtered again; one that does not is not.
+			known = false
+		}
 		if !known {
 			if pl.nominated {
 				st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)

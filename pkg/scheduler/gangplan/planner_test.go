@@ -348,6 +348,9 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 			_, in := planner(t, ns, pods(tc.members, tc.gpus), running...) // one snapshot: its node order is its own
 			for _, memo := range []bool{false, true} {
 				pl, _ := planner(t, ns, nil)
+				if !pl.FilterMemo() {
+					t.Fatal("Phalanx's profile keeps no Filter memo: a Filter plugin not known to be stateless?")
+				}
 				pl.SetFilterMemo(memo)
 				res, err := pl.Plan(context.Background(), in)
 				if err != nil {
