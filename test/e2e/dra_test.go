@@ -24,43 +24,16 @@ import (
 // on the new template and a claim allocated for each.
 func TestDRATemplateSurgeUpdate(t *testing.T) {
 	env := framework.Shared(t)
-	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	shape := framework.GPUNodes("drasurge", 2)
-	env.AddNodes(t, shape)
-	env.CreateGPUDeviceClass(t)
-	for i := 0; i < 2; i++ {
-		env.PublishGPUs(t, fmt.Sprintf("drasurge-%04d", i), 8, "h100")
-	}
-	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu", 1, "h100").Spec}}
-	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pcs := framework.Workers(ns, "dra", 1, 0, 600)
-	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
-	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}
-	c := &spec.Containers[0]
-	c.Resources.Limits = nil
-	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.WaitAvailable(t, ns, "dra", 1, 3)
-	env.WaitRevisionComplete(t, ns, "dra")
-	env.UpdatePCS(t, ns, "dra", func(p *grovev1.PodCliqueSet) {
-		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v2"
-	})
+	draCluster(t, env, ns, "drasurge", 2, "gpu", 1)
+	templateWorkers(t, env, ns, "dra", 3, 1, 0, "gpu")
+	updateToV2(t, env, ns, "dra")
 	framework.Eventually(t, framework.UpdateTimeout, "every pod on v2, Running, with an allocated claim", func(ctx context.Context) (bool, error) {
-		pods, err := env.ListPods(ctx, ns, "dra")
+		pods, done, err := onV2(ctx, env, ns, "dra")
 		if err != nil {
 			return false, err
 		}
-		done := 0
-		for _, p := range pods {
-			if p.DeletionTimestamp != nil || p.Spec.Containers[0].Image != "registry.example.com/llm/worker:v2" || !framework.ReadyPod(p) {
-				continue
-			}
+		for _, p := range done {
 			if len(p.Status.ResourceClaimStatuses) != 1 || p.Status.ResourceClaimStatuses[0].ResourceClaimName == nil {
 				return false, fmt.Errorf("pod %s has no claim of its own", p.Name)
 			}
@@ -68,11 +41,10 @@ func TestDRATemplateSurgeUpdate(t *testing.T) {
 			if err != nil || claim.Status.Allocation == nil {
 				return false, fmt.Errorf("pod %s: claim not allocated (%v)", p.Name, err)
 			}
-			done++
 		}
-		if done != 3 || len(pods) != 3 {
+		if len(done) != 3 || len(pods) != 3 {
 			p, _ := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "dra", metav1.GetOptions{})
-			return false, fmt.Errorf("%d of %d pods on v2 with their claim; conditions %v", done, len(pods), p.Status.Conditions)
+			return false, fmt.Errorf("%d of %d pods on v2 with their claim; conditions %v", len(done), len(pods), p.Status.Conditions)
 		}
 		return true, nil
 	})
@@ -89,16 +61,7 @@ func TestDRAGangPreemption(t *testing.T) {
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	env.EnsurePriorityClasses(t, map[string]int32{"phalanx-e2e-low": 100, "phalanx-e2e-high": 1000})
-	env.AddNodes(t, framework.GPUNodes("drapreempt", 2))
-	env.CreateGPUDeviceClass(t)
-	for i := 0; i < 2; i++ {
-		env.PublishGPUs(t, fmt.Sprintf("drapreempt-%04d", i), 8, "h100")
-	}
-	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
-	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	draCluster(t, env, ns, "drapreempt", 2, "gpu8", 8)
 	create := func(name, prio string) {
 		g := framework.Gang{Namespace: ns, Name: name, PriorityClassName: prio, Groups: []framework.Group{{Name: "w", Pods: 2, MinReplicas: 2}}}
 		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
@@ -147,30 +110,10 @@ func TestDRAGangPreemption(t *testing.T) {
 // replacement waited for ever.
 func TestDRAReplacementHoldsDevices(t *testing.T) {
 	env := framework.Shared(t)
-	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	env.EnsureNonPreemptingPriorityClasses(t, map[string]int32{"phalanx-e2e-high-never": 1000})
-	env.AddNodes(t, framework.GPUNodes("drahold", 3))
-	env.CreateGPUDeviceClass(t)
-	for i := 0; i < 3; i++ {
-		env.PublishGPUs(t, fmt.Sprintf("drahold-%04d", i), 8, "h100")
-	}
-	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
-	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pcs := framework.Workers(ns, "held", 0, 1, 600)
-	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
-	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu8")}}
-	c := &spec.Containers[0]
-	c.Resources.Limits = nil
-	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.WaitAvailable(t, ns, "held", 1, 3)
-	env.WaitRevisionComplete(t, ns, "held")
+	draCluster(t, env, ns, "drahold", 3, "gpu8", 8)
+	templateWorkers(t, env, ns, "held", 3, 0, 1, "gpu8")
 
 	waiting := framework.Gang{Namespace: ns, Name: "other"}.Pod(framework.Group{Name: "w"}, 0)
 	waiting.Labels = map[string]string{"app": "other"}
@@ -190,9 +133,7 @@ func TestDRAReplacementHoldsDevices(t *testing.T) {
 		return false, nil
 	})
 
-	env.UpdatePCS(t, ns, "held", func(p *grovev1.PodCliqueSet) {
-		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v2"
-	})
+	updateToV2(t, env, ns, "held")
 	framework.Eventually(t, framework.UpdateTimeout, "every pod on v2 and Running, the high-priority pod still unbound", func(ctx context.Context) (bool, error) {
 		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, waiting.Name, metav1.GetOptions{})
 		if err != nil {
@@ -201,17 +142,8 @@ func TestDRAReplacementHoldsDevices(t *testing.T) {
 		if p.Spec.NodeName != "" {
 			return false, fmt.Errorf("the high-priority pod took the devices held for a replacement: bound to %s", p.Spec.NodeName)
 		}
-		pods, err := env.ListPods(ctx, ns, "held")
-		if err != nil {
-			return false, err
-		}
-		done := 0
-		for _, p := range pods {
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && framework.ReadyPod(p) {
-				done++
-			}
-		}
-		return done == 3 && len(pods) == 3, nil
+		pods, done, err := onV2(ctx, env, ns, "held")
+		return len(done) == 3 && len(pods) == 3, err
 	})
 }
 
@@ -223,33 +155,10 @@ func TestDRAReplacementHoldsDevices(t *testing.T) {
 // update completes. Before, the surge pod was admitted without its devices and waited, unbound.
 func TestDRATemplateSurgeBlocked(t *testing.T) {
 	env := framework.Shared(t)
-	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, framework.GPUNodes("drablock", 2))
-	env.CreateGPUDeviceClass(t)
-	for i := 0; i < 2; i++ {
-		env.PublishGPUs(t, fmt.Sprintf("drablock-%04d", i), 8, "h100")
-	}
-	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu8"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, "gpu8", 8, "h100").Spec}}
-	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pcs := framework.Workers(ns, "blocked", 1, 0, 600)
-	pcs.Spec.Template.Cliques[0].Spec.Replicas = 2
-	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
-	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu8")}}
-	c := &spec.Containers[0]
-	c.Resources.Limits = nil
-	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
-	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.WaitAvailable(t, ns, "blocked", 1, 2)
-	env.WaitRevisionComplete(t, ns, "blocked")
-	env.UpdatePCS(t, ns, "blocked", func(p *grovev1.PodCliqueSet) {
-		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = "registry.example.com/llm/worker:v2"
-	})
+	draCluster(t, env, ns, "drablock", 2, "gpu8", 8)
+	templateWorkers(t, env, ns, "blocked", 2, 1, 0, "gpu8")
+	updateToV2(t, env, ns, "blocked")
 	framework.Eventually(t, 2*time.Minute, "SurgeBlocked=True and no surge pod", func(ctx context.Context) (bool, error) {
 		pods, err := env.ListPods(ctx, ns, "blocked")
 		if err != nil {
@@ -268,16 +177,63 @@ func TestDRATemplateSurgeBlocked(t *testing.T) {
 	env.AddNodes(t, framework.GPUNodes("drablock-more", 1))
 	env.PublishGPUs(t, "drablock-more-0000", 8, "h100")
 	framework.Eventually(t, framework.UpdateTimeout, "both pods on v2 and Running", func(ctx context.Context) (bool, error) {
-		pods, err := env.ListPods(ctx, ns, "blocked")
-		if err != nil {
-			return false, err
-		}
-		done := 0
-		for _, p := range pods {
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == "registry.example.com/llm/worker:v2" && framework.ReadyPod(p) {
-				done++
-			}
-		}
-		return done == 2 && len(pods) == 2, nil
+		pods, done, err := onV2(ctx, env, ns, "blocked")
+		return len(done) == 2 && len(pods) == 2, err
 	})
+}
+
+// draCluster adds nodes fake nodes named prefix-NNNN, each publishing 8 GPUs (model h100) of
+// the test driver, and the ResourceClaimTemplate template in ns for count of them.
+func draCluster(t *testing.T, env *framework.Env, ns, prefix string, nodes int, template string, count int64) {
+	t.Helper()
+	env.AddNodes(t, framework.GPUNodes(prefix, nodes))
+	env.CreateGPUDeviceClass(t)
+	for i := 0; i < nodes; i++ {
+		env.PublishGPUs(t, fmt.Sprintf("%s-%04d", prefix, i), 8, "h100")
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: template},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: framework.GPUClaim(ns, template, count, "h100").Spec}}
+	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(context.Background(), tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// templateWorkers creates framework.Workers (RollingUpdate with surge and unavailable) with
+// replicas pods, each taking its GPUs from a claim of its own made from template, and waits
+// until they run.
+func templateWorkers(t *testing.T, env *framework.Env, ns, name string, replicas, surge, unavailable int32, template string) {
+	t.Helper()
+	pcs := framework.Workers(ns, name, surge, unavailable, 600)
+	pcs.Spec.Template.Cliques[0].Spec.Replicas = replicas
+	spec := &pcs.Spec.Template.Cliques[0].Spec.PodSpec
+	spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To(template)}}
+	c := &spec.Containers[0]
+	c.Resources.Limits = nil
+	c.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(context.Background(), pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitAvailable(t, ns, name, 1, int(replicas))
+	env.WaitRevisionComplete(t, ns, name)
+}
+
+const workerV2 = "registry.example.com/llm/worker:v2"
+
+// updateToV2 updates the workers of set name to the v2 image.
+func updateToV2(t *testing.T, env *framework.Env, ns, name string) {
+	t.Helper()
+	env.UpdatePCS(t, ns, name, func(p *grovev1.PodCliqueSet) {
+		p.Spec.Template.Cliques[0].Spec.PodSpec.Containers[0].Image = workerV2
+	})
+}
+
+// onV2 returns the set's live pods and those of them Ready on the v2 image.
+func onV2(ctx context.Context, env *framework.Env, ns, name string) (pods, done []corev1.Pod, err error) {
+	pods, err = env.ListPods(ctx, ns, name)
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == workerV2 && framework.ReadyPod(p) {
+			done = append(done, p)
+		}
+	}
+	return pods, done, err
 }
