@@ -101,21 +101,21 @@ func siblingKey(pod *v1.Pod, rules memoRules) string {
 		}
 	}
 	type key struct {
-		Namespace      string
-		Labels         map[string]string `json:",omitempty"`
-		Priority       *int32
-		NodeName       string
-		NodeSelector   map[string]string
-		Affinity       *v1.Affinity
-		Tolerations    []v1.Toleration
-		Spread         []v1.TopologySpreadConstraint
-		Containers     []v1.Container
-		Init           []v1.Container
-		Overhead       v1.ResourceList
-		RuntimeClass   *string
-		Volumes        []v1.Volume
-		Claims         []string
-		HostNetwork    bool
+		Namespace    string
+		Labels       map[string]string `json:",omitempty"`
+		Priority     *int32
+		NodeName     string
+		NodeSelector map[string]string
+		Affinity     *v1.Affinity
+		Tolerations  []v1.Toleration
+		Spread       []v1.TopologySpreadConstraint
+		Containers   []v1.Container
+		Init         []v1.Container
+		Overhead     v1.ResourceList
+		RuntimeClass *string
+		Volumes      []v1.Volume
+		Claims       []string
+		HostNetwork  bool
 	}
 	k := key{Namespace: pod.Namespace, Priority: spec.Priority, NodeName: spec.NodeName, NodeSelector: spec.NodeSelector,
 		Affinity: spec.Affinity, Tolerations: spec.Tolerations, Spread: spec.TopologySpreadConstraints,
