@@ -3,9 +3,11 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -155,4 +157,70 @@ func TestDRAGangs(t *testing.T) {
 		}
 		return true, nil
 	})
+}
+
+// A preemptor counts on the devices of pods already gone, as it counts on terminating pods: a
+// claim still allocated and reserved for a pod that no longer exists (its victim was deleted
+// and kube-controller-manager has not deallocated the claim yet; the scheduler that preempted
+// may have lost its leadership meanwhile) holds all 8 devices of one node, a low-priority gang
+// holds the other node's 8. A high-priority gang of one member that needs 8 devices waits for
+// the claim rather than preempting the low gang, says so, and binds once the claim is
+// deallocated (this package has no kube-controller-manager: the test deallocates it).
+func TestDRAPreemptionWaitsForClaimsOfDeletedPods(t *testing.T) {
+	env := framework.Shared(t)
+	env.StartScheduler(t, nil)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	env.EnsurePriorityClasses(t, map[string]int32{"phalanx-it-low": 100, "phalanx-it-high": 1000})
+	env.AddNodes(t, nodes("orph", 2, 8))
+	env.CreateGPUDeviceClass(t)
+	for i := 0; i < 2; i++ {
+		env.PublishGPUs(t, fmt.Sprintf("orph-%04d", i), 8, "h100")
+	}
+	ghost := framework.GPUClaim(ns, "ghost", 8, "h100")
+	env.CreateClaims(t, ghost)
+	ghost, err := env.Kube.ResourceV1().ResourceClaims(ns).Get(ctx, "ghost", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost.Status.Allocation = &resourcev1.AllocationResult{NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"orph-0000"}}}}}}}
+	for i := 0; i < 8; i++ {
+		ghost.Status.Allocation.Devices.Results = append(ghost.Status.Allocation.Devices.Results, resourcev1.DeviceRequestAllocationResult{
+			Request: "gpu", Driver: framework.GPUDriver, Pool: "orph-0000", Device: fmt.Sprintf("gpu-%d", i)})
+	}
+	ghost.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "deleted-victim", UID: "0f0e0d0c-0000-4000-8000-000000000001"}}
+	if _, err := env.Kube.ResourceV1().ResourceClaims(ns).UpdateStatus(ctx, ghost, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("allocating the claim of a deleted pod: %v", err)
+	}
+
+	gangWithClaim := func(name, prio string) {
+		g := framework.Gang{Namespace: ns, Name: name, PriorityClassName: prio, Groups: []framework.Group{{Name: "w", Pods: 1, MinReplicas: 1}}}
+		if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		env.CreateClaims(t, framework.GPUClaim(ns, name+"-gpu", 8, "h100"))
+		pod := g.Pods()[0]
+		framework.UseClaim(pod, name+"-gpu")
+		env.CreatePods(t, pod)
+	}
+	gangWithClaim("low", "phalanx-it-low")
+	low := env.WaitGangBound(t, ns, "low", 1, wait)
+	gangWithClaim("high", "phalanx-it-high")
+	pg := env.WaitGangCondition(t, ns, "high", schedv1.ConditionUnschedulable, metav1.ConditionTrue, gang.ReasonWaitingForPreemption, wait)
+	if c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable); !strings.Contains(c.Message, "1 ResourceClaims of deleted pods are deallocated") {
+		t.Errorf("the wait says %q; want it to name the claim of the deleted pod", c.Message)
+	}
+	env.ReleaseClaims(t, ns, "ghost")
+	high := env.WaitGangBound(t, ns, "high", 1, wait)
+	if high[0].Spec.NodeName != "orph-0000" {
+		t.Errorf("the high gang is on %s; the devices freed are orph-0000's", high[0].Spec.NodeName)
+	}
+	pods, err := env.GangPods(ctx, ns, "low")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods) != 1 || pods[0].UID != low[0].UID || pods[0].DeletionTimestamp != nil {
+		t.Errorf("the low gang was preempted: %d pods, deleting %v", len(pods), len(pods) == 1 && pods[0].DeletionTimestamp != nil)
+	}
 }

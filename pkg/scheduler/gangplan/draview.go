@@ -214,11 +214,11 @@ func (c *claimView) inPass(all sets.Set[structured.DeviceID]) sets.Set[structure
 	return out
 }
 
-// devicesFreedBy is what the eviction of pods frees of allocated devices: the devices of the
-// claims gangdra.FreedClaims names.
-func devicesFreedBy(claims fwk.ResourceClaimTracker, pods []*v1.Pod) sets.Set[structured.DeviceID] {
+// devicesFreedBy is what the eviction of pods frees of allocated devices (the devices of the
+// claims gangdra.FreedClaims names), with the devices of claims.
+func devicesFreedBy(claims fwk.ResourceClaimTracker, pods []*v1.Pod, freedClaims []*resourceapi.ResourceClaim) sets.Set[structured.DeviceID] {
 	var freed sets.Set[structured.DeviceID]
-	for _, claim := range gangdra.FreedClaims(claims, pods) {
+	for _, claim := range append(gangdra.FreedClaims(claims, pods), freedClaims...) {
 		for _, r := range claim.Status.Allocation.Devices.Results {
 			if freed == nil {
 				freed = sets.New[structured.DeviceID]()

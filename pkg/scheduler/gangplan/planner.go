@@ -319,9 +319,10 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		return res, err
 	}
 	if pl.dra {
-		// The pass's allocations stay in its view; the evicted pods' devices are free in it,
-		// as their nodes' room is; the members' claims not made yet exist in it.
-		defer pl.draView.claims.beginPass(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted), in.Claims)()
+		// The pass's allocations stay in its view; the evicted pods' devices (and those of
+		// in.Freed) are free in it, as their nodes' room is; the members' claims not made yet
+		// exist in it.
+		defer pl.draView.claims.beginPass(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted, in.Freed), in.Claims)()
 	}
 	view := func(n fwk.NodeInfo) fwk.NodeInfo {
 		if c, ok := copies[n.Node().Name]; ok {

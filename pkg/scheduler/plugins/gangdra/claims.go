@@ -116,3 +116,32 @@ func DevicesFree(dra fwk.SharedDRAManager, node string) (int64, error) {
 	}
 	return n, nil
 }
+
+// OrphanedClaims are the claims that are allocated and reserved for pods that no longer exist
+// (exists is false for each of them): kube-controller-manager deallocates them, or deletes them
+// with their pods, a moment later, and their devices are free then. Preemption counts on
+// them as it counts on terminating pods, so that a scheduler that did not see the preemption
+// (a new leader) does not choose more victims while those devices are on their way back.
+func OrphanedClaims(claims fwk.ResourceClaimTracker, exists func(namespace, name string, uid types.UID) bool) ([]*resourceapi.ResourceClaim, error) {
+	all, err := claims.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []*resourceapi.ResourceClaim
+	for _, c := range all {
+		if c.Status.Allocation == nil || len(c.Status.ReservedFor) == 0 {
+			continue
+		}
+		gone := true
+		for _, r := range c.Status.ReservedFor {
+			if r.Resource != "pods" || exists(c.Namespace, r.Name, r.UID) {
+				gone = false
+				break
+			}
+		}
+		if gone {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -170,3 +170,44 @@ func TestDevicesWantedAndFree(t *testing.T) {
 		t.Errorf("DevicesFree of a node without slices = %d", got)
 	}
 }
+
+func (c claimsByName) List() ([]*resourceapi.ResourceClaim, error) {
+	var out []*resourceapi.ResourceClaim
+	for _, cl := range c.claims {
+		out = append(out, cl)
+	}
+	return out, nil
+}
+
+// Orphaned are the allocated claims all of whose pods are gone (a pod of the same name with
+// another UID is a new pod, not the claim's); a claim with a live pod, one reserved for
+// nobody, and an unallocated one are not.
+func TestOrphanedClaims(t *testing.T) {
+	tracker := claimsByName{claims: map[string]*resourceapi.ResourceClaim{}}
+	for _, c := range []*resourceapi.ResourceClaim{
+		claimFor("gone", false, "a-old"),
+		claimFor("both-gone", false, "a-old", "b-old"),
+		claimFor("one-alive", false, "a-old", "live"),
+		claimFor("alive", false, "live"),
+		claimFor("nobody", false),
+	} {
+		tracker.claims["ns/"+c.Name] = c
+	}
+	free := claimFor("free", false, "a-old")
+	free.Status.Allocation = nil
+	tracker.claims["ns/free"] = free
+	// Pod "a-old" exists again under its name with a new UID; "live" exists as reserved.
+	exists := func(_, name string, uid types.UID) bool { return name == "live" && uid == "live" }
+	got, err := OrphanedClaims(tracker, exists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range got {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	if want := []string{"both-gone", "gone"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("OrphanedClaims = %v, want %v", names, want)
+	}
+}

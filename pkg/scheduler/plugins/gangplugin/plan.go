@@ -41,6 +41,9 @@ type PlanInput struct {
 	// discounts them, and the devices of the ResourceClaims only they reserve count as free.
 	// The snapshot is not written.
 	Evicted []*v1.Pod
+	// Freed are allocated ResourceClaims whose devices the pass counts as free: claims of pods
+	// already gone, which kube-controller-manager is about to deallocate.
+	Freed []*resourceapi.ResourceClaim
 	// Claims are ResourceClaims that the pods use and that do not exist yet (a surge member's
 	// claims from templates, made by the caller as kube-controller-manager will make them):
 	// the pass reads them as existing. Nothing is written.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -112,13 +114,15 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 			}
 		}
 	}
-	if len(dying) > 0 {
+	orphaned := p.orphanedClaims(ctx, pre)
+	if len(dying) > 0 || len(orphaned) > 0 {
 		// Lower-priority pods already on their way out (a preemption whose record this
-		// scheduler lost in a restart, another scheduler's preemption, a drain) may make the
-		// room: if they do, wait for them instead of choosing more victims.
+		// scheduler lost in a restart, another scheduler's preemption, a drain), and the
+		// devices of pods already gone, may make the room: if they do, wait for them instead
+		// of choosing more victims.
 		fits := false
 		for _, domain := range p.domainsOf(pre, nodes) {
-			res, err := pl.Plan(ctx, PlanInput{Snapshot: snapshot, Pods: pre.pods, Nodes: domain, Evicted: dying, Filter: p.holdsFilter()})
+			res, err := pl.Plan(ctx, PlanInput{Snapshot: snapshot, Pods: pre.pods, Nodes: domain, Evicted: dying, Freed: orphaned, Filter: p.holdsFilter()})
 			if err != nil {
 				return nil, fwk.AsStatus(fmt.Errorf("planning %s without the terminating pods: %w", pre.label, err))
 			}
@@ -129,6 +133,9 @@ func (p *Adapter) preemptFor(ctx context.Context, pod *v1.Pod) (*fwk.PostFilterR
 		if fits {
 			outcome(PreemptWaiting)
 			msg := fmt.Sprintf("%s fits once %d terminating pods of lower priority are gone; it waits for them and preempts nothing more", pre.label, len(dying))
+			if len(orphaned) > 0 {
+				msg = fmt.Sprintf("%s fits once %d terminating pods of lower priority are gone and %d ResourceClaims of deleted pods are deallocated; it waits for them and preempts nothing more", pre.label, len(dying), len(orphaned))
+			}
 			if pre.gang != (gang.Key{}) {
 				p.setWait(pre.gang, gang.Wait{Reason: gang.ReasonWaitingForPreemption, Message: msg})
 			}
@@ -554,6 +561,25 @@ func (p *Adapter) startPreemption(ctx context.Context, pre *preemptor, choice *v
 	preemptorPod := pre.pods[0]
 	go p.evict(klog.NewContext(context.Background(), klog.FromContext(ctx)), preemptorPod, pre.label, evict)
 	return msg
+}
+
+// orphanedClaims are the allocated claims of pods that no longer exist
+// (gangdra.OrphanedClaims), when pre's pods have claims; none without DRA.
+func (p *Adapter) orphanedClaims(ctx context.Context, pre *preemptor) []*resourceapi.ResourceClaim {
+	dra := p.handle.SharedDRAManager()
+	if dra == nil || !slices.ContainsFunc(pre.pods, func(pod *v1.Pod) bool { return len(pod.Spec.ResourceClaims) > 0 }) {
+		return nil
+	}
+	pods := p.handle.SharedInformerFactory().Core().V1().Pods().Lister()
+	orphaned, err := gangdra.OrphanedClaims(dra.ResourceClaims(), func(ns, name string, uid types.UID) bool {
+		pod, err := pods.Pods(ns).Get(name)
+		return err == nil && pod.UID == uid
+	})
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("Listing the claims of deleted pods; preemption counts none of them free", "err", err)
+		return nil
+	}
+	return orphaned
 }
 
 // freedClaims are the victims' ResourceClaims whose devices their eviction frees
