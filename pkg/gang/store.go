@@ -53,8 +53,9 @@ type Store struct {
 	short     map[Key]bool
 	heldBy    map[Key]map[Key]bool
 	// devices counts the DRA devices a bound pod's claims were allocated (nil: no DRA); set
-	// once, before the store is fed (SetDeviceCounter).
-	devices DeviceCounter
+	// once, before the store is fed (SetDeviceCounter). Read on every pod event and hold
+	// check without the store's lock.
+	devices atomic.Pointer[DeviceCounter]
 }
 
 // DeviceCounter returns how many DRA devices pod's ResourceClaims were allocated (a claim its
@@ -202,26 +203,18 @@ func NewStore(m Membership, now func() time.Time) *Store {
 // SetDeviceCounter makes the store count the DRA devices of bound members (their Requests'
 // Devices), so that the holds of their gangs keep those devices too. Call it before the store
 // is fed.
-func (s *Store) SetDeviceCounter(c DeviceCounter) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.devices = c
-}
+func (s *Store) SetDeviceCounter(c DeviceCounter) { s.devices.Store(&c) }
 
 // DevicesOf is the DRA devices pod's claims were allocated (0 without a DeviceCounter, for a
 // pod without claims and for one not on a node).
 func (s *Store) DevicesOf(pod *v1.Pod) int64 {
-	s.mu.RLock()
-	c := s.devices
-	s.mu.RUnlock()
-	return countDevices(c, pod)
-}
-
-func countDevices(c DeviceCounter, pod *v1.Pod) int64 {
-	if c == nil || len(pod.Spec.ResourceClaims) == 0 || pod.Spec.NodeName == "" {
+	if len(pod.Spec.ResourceClaims) == 0 || pod.Spec.NodeName == "" {
 		return 0
 	}
-	return c(pod)
+	if c := s.devices.Load(); c != nil && *c != nil {
+		return (*c)(pod)
+	}
+	return 0
 }
 
 // Membership returns how the store reads pod labels.

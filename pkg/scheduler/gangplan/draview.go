@@ -207,24 +207,28 @@ func (c *claimView) inPass(all sets.Set[structured.DeviceID]) sets.Set[structure
 	}
 	out := all.Difference(c.pass.freed)
 	for _, p := range c.pass.pending {
-		for _, r := range p.claim.Status.Allocation.Devices.Results {
-			out.Insert(structured.MakeDeviceID(r.Driver, r.Pool, r.Device))
-		}
+		insertDevices(out, p.claim)
 	}
 	return out
+}
+
+// insertDevices adds the devices allocated to claim to set.
+func insertDevices(set sets.Set[structured.DeviceID], claim *resourceapi.ResourceClaim) {
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		set.Insert(structured.MakeDeviceID(r.Driver, r.Pool, r.Device))
+	}
 }
 
 // devicesFreedBy is what the eviction of pods frees of allocated devices (the devices of the
 // claims gangdra.FreedClaims names), with the devices of claims.
 func devicesFreedBy(claims fwk.ResourceClaimTracker, pods []*v1.Pod, freedClaims []*resourceapi.ResourceClaim) sets.Set[structured.DeviceID] {
-	var freed sets.Set[structured.DeviceID]
-	for _, claim := range append(gangdra.FreedClaims(claims, pods), freedClaims...) {
-		for _, r := range claim.Status.Allocation.Devices.Results {
-			if freed == nil {
-				freed = sets.New[structured.DeviceID]()
-			}
-			freed.Insert(structured.MakeDeviceID(r.Driver, r.Pool, r.Device))
-		}
+	all := append(gangdra.FreedClaims(claims, pods), freedClaims...)
+	if len(all) == 0 {
+		return nil
+	}
+	freed := sets.New[structured.DeviceID]()
+	for _, claim := range all {
+		insertDevices(freed, claim)
 	}
 	return freed
 }

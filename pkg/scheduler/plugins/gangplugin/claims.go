@@ -2,6 +2,7 @@ package gangplugin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,16 +66,7 @@ func (p *Adapter) refuseSharedClaim(k gang.Key, pod *v1.Pod) (string, bool) {
 // runsDRA reports whether the profile runs DynamicResources or GangDynamicResources at
 // Filter: its pods' devices are capacity the gang plugin must watch.
 func (p *Adapter) runsDRA() bool {
-	lister, ok := p.handle.(interface{ ListPlugins() *config.Plugins })
-	if !ok {
-		return false
-	}
-	for _, pl := range lister.ListPlugins().Filter.Enabled {
-		if pl.Name == names.DynamicResources || pl.Name == gangdra.Name {
-			return true
-		}
-	}
-	return false
+	return p.profileRuns(func(pl *config.Plugins) []config.Plugin { return pl.Filter.Enabled }, names.DynamicResources, gangdra.Name)
 }
 
 // claimsShared reports whether the profile runs GangDynamicResources at Reserve: members of a
@@ -82,13 +74,22 @@ func (p *Adapter) runsDRA() bool {
 // plugin lists are complete only after every plugin was built).
 func (p *Adapter) claimsShared() bool {
 	p.sharedOnce.Do(func() {
-		lister, ok := p.handle.(interface{ ListPlugins() *config.Plugins })
-		if !ok {
-			return
-		}
-		for _, pl := range lister.ListPlugins().Reserve.Enabled {
-			p.shared = p.shared || pl.Name == gangdra.Name
-		}
+		p.shared = p.profileRuns(func(pl *config.Plugins) []config.Plugin { return pl.Reserve.Enabled }, gangdra.Name)
 	})
 	return p.shared
+}
+
+// profileRuns reports whether the profile enables one of names at the extension point that
+// at picks from its plugins (false when the handle does not list them).
+func (p *Adapter) profileRuns(at func(*config.Plugins) []config.Plugin, names ...string) bool {
+	lister, ok := p.handle.(interface{ ListPlugins() *config.Plugins })
+	if !ok {
+		return false
+	}
+	for _, pl := range at(lister.ListPlugins()) {
+		if slices.Contains(names, pl.Name) {
+			return true
+		}
+	}
+	return false
 }
