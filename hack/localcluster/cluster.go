@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -96,7 +97,23 @@ type process struct {
 // Start brings up etcd, kube-apiserver and KWOK and waits until the apiserver is ready and
 // KWOK runs. On failure it stops what it started and returns an error that names the failed
 // process and the tail of its log.
-func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
+//
+// Ports left at 0 are picked here; when etcd or kube-apiserver finds its port taken in the
+// moment between the pick and its bind (another test binary took it), Start picks new ports
+// and tries again, up to three times.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	pick := o.EtcdPort == 0 && o.EtcdPeerPort == 0 && o.APIServerPort == 0
+	for attempt := 1; ; attempt++ {
+		c, err := start(ctx, o)
+		if err == nil || !pick || attempt == 3 || !errors.Is(err, errPortTaken) {
+			return c, err
+		}
+		// The failed attempt's etcd may have written its data dir; the next one starts afresh.
+		_ = os.RemoveAll(filepath.Join(o.Dir, "etcd-data"))
+	}
+}
+
+func start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	// Every path written into the kubeconfig and the processes' flags is absolute, so that
 	// the kubeconfig works from any directory (a relative --dir would not).
 	for _, p := range []*string{&o.Dir, &o.BinDir, &o.KwokStages} {
@@ -420,8 +437,15 @@ func (c *Cluster) spawn(o Options, name string, args ...string) (*process, error
 	return p, nil
 }
 
+// errPortTaken marks a process that exited because its listen address was in use.
+var errPortTaken = errors.New("port taken")
+
 func (p *process) failure() error {
-	return fmt.Errorf("%s exited (%v); last lines of its log:\n%s", p.name, p.err, tail(p.logPath(), 15))
+	log := tail(p.logPath(), 15)
+	if strings.Contains(log, "address already in use") {
+		return fmt.Errorf("%s exited (%v, %w); last lines of its log:\n%s", p.name, p.err, errPortTaken, log)
+	}
+	return fmt.Errorf("%s exited (%v); last lines of its log:\n%s", p.name, p.err, log)
 }
 
 func (p *process) logPath() string {
@@ -467,14 +491,48 @@ func writeKubeconfig(path, server string, p *pki) error {
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now, chosen below the
+// kernel's ephemeral range when it can: a port from that range (what ":0" gives) is also the
+// kernel's pick for the source port of outgoing connections, and with several test binaries
+// talking to their API servers one such connection took the port before kube-apiserver
+// bound it. Another process can still bind the port first; Start retries on that.
 func FreePort() (int, error) {
+	low := ephemeralLow()
+	const floor = 10000
+	if low-floor >= 1000 {
+		for range 50 {
+			port := floor + rand.IntN(low-floor)
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				continue
+			}
+			_ = l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %w", err)
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux default 32768).
+func ephemeralLow() int {
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(raw))
+	if len(fields) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 32768
+	}
+	return low
 }
 
 func tail(path string, n int) string {
