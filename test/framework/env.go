@@ -84,13 +84,13 @@ func MainE2E(m *testing.M, setup func(*Env) (cleanup func(), err error)) {
 	os.Exit(run(m, true, setup, ""))
 }
 
-// MainWithCRDs is Main with the CRDs of dir installed instead of manifests/helm/phalanx/files/crds (for example
+// RunWithCRDs runs the tests as Main does, with the CRDs of dir installed instead of manifests/helm/phalanx/files/crds (for example
 // the Grove-shaped ones of GroveShapedCRDs, to share a cluster as Grove's operator would). It
 // always starts its own control plane (PHALANX_LOCAL_DIR is ignored) so that the CRDs of a
-// shared one are not replaced.
-func MainWithCRDs(m *testing.M, dir string) {
+// shared one are not replaced. It returns the exit code, so that the caller can remove dir.
+func RunWithCRDs(m *testing.M, dir string) int {
 	_ = os.Unsetenv("PHALANX_LOCAL_DIR")
-	os.Exit(run(m, false, nil, dir))
+	return run(m, false, nil, dir)
 }
 
 // run starts (or attaches to) the control plane, installs the CRDs of crdDir (manifests/helm/phalanx/files/crds

@@ -29,9 +29,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	code := 1
 	if err := framework.WriteGroveShapedCRDs(root, dir); err != nil {
 		fmt.Fprintf(os.Stderr, "writing Grove-shaped CRDs: %v\n", err)
-		os.Exit(1)
+	} else {
+		code = framework.RunWithCRDs(m, dir)
 	}
-	framework.MainWithCRDs(m, dir)
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
