@@ -28,6 +28,7 @@ TOOLS_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 
 KWOK_VERSION           := v0.8.0
 KIND_VERSION           := v0.33.0
+REGISTRY_VERSION       := v0.22.1
 CONTAINERD_VERSION     := v2.4.2
 CONTROLLER_GEN_VERSION := v0.23.0
 CODE_GENERATOR_VERSION := $(patsubst v1.%,v0.%,$(K8S_VERSION))
@@ -41,7 +42,7 @@ export PHALANX_BIN_DIR := $(BIN)
 # bin/<tool> on the command line means the same as $(BIN)/<tool>.
 bin/%: FORCE ; @$(MAKE) --no-print-directory $(BIN)/$*
 
-.PHONY: compat-tools test-compat image kind-binaries test-kind build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf perf-updates perf-topology perf-dra generate verify run down clean help
+.PHONY: compat-tools test-compat image kind-binaries test-kind grove-suite build tools test test-unit test-integration test-e2e test-e2e-stress simulate perf perf-updates perf-topology perf-dra generate verify run down clean help
 
 help: ## Show the targets.
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -135,6 +136,15 @@ kind-binaries: tools $(addprefix $(BIN)/node/,$(KIND_NODE_K8S) $(KIND_NODE_CTRD)
 $(BIN)/kind:
 	@echo ">> building kind $(KIND_VERSION)"
 	@GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
+
+# A registry on localhost (go-containerregistry's, in memory): Grove's e2e suite pushes its
+# test image to one (hack/grove-suite/run.sh).
+$(BIN)/registry:
+	@echo ">> building registry (go-containerregistry $(REGISTRY_VERSION))"
+	@GOBIN=$(BIN) GOFLAGS= $(GO) install github.com/google/go-containerregistry/cmd/registry@$(REGISTRY_VERSION)
+
+grove-suite: $(BIN)/kind $(BIN)/helm $(BIN)/registry ## Grove's own e2e suite with Phalanx as its gang scheduler, on the kind cluster of KIND_CLUSTER=grove hack/kind-up.sh --scheduler-only (GROVE_DIR, GROVE_OPERATOR_IMAGE, GROVE_INITC_IMAGE: docs/grove-suite.md). Not part of make test.
+	@hack/grove-suite/run.sh $(ARGS)
 
 IMAGE ?= ghcr.io/phalanx-sched/phalanx-scheduler:$(VERSION)
 image: $(BIN)/phalanx-scheduler ## The phalanx-scheduler image (static binary on scratch, non-root), built with no registry: IMAGE=$(IMAGE).

@@ -10,6 +10,11 @@
 #                                of the suite runs in `make test` on the local control plane
 #   hack/kind-up.sh --smoke      run only the smoke tests (GPUs advertised through the device
 #                                plugin; a rolling update through probes and grace): what CI runs
+#   hack/kind-up.sh --scheduler-only
+#                                deploy Phalanx as a gang scheduler alone (manifests/
+#                                scheduler-only: no CRDs, controller or webhook), for a cluster
+#                                where Grove's operator owns PodCliqueSets (hack/grove-suite.sh);
+#                                implies --no-test (Phalanx's e2e suite needs its controller)
 #   hack/kind-up.sh --down       delete the cluster
 #   hack/kind-up.sh --dry-run    print the steps instead of running them
 #
@@ -31,6 +36,8 @@ source "${root}/hack/kind/lib.sh"
 CLUSTER="${KIND_CLUSTER:-phalanx}"
 WORKERS="${KIND_WORKERS:-3}"
 dir="${root}/.run/kind"
+# Another cluster name keeps its kubeconfig and overlay apart (.run/kind-NAME).
+[ "$CLUSTER" = phalanx ] || dir="${root}/.run/kind-${CLUSTER}"
 kubeconfig="${dir}/kubeconfig"
 bin="${root}/bin"
 kind="${bin}/kind"
@@ -41,6 +48,7 @@ run_tests=true
 create=true
 only=""
 down=false
+base="hack/kind"
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry_run=true ;;
@@ -48,8 +56,9 @@ for arg in "$@"; do
     --test-only) create=false ;;
     --real-only) only="^TestKind" ;;
     --smoke) only="^TestKind(NodesAdvertiseGPUs|RollingUpdateProbesAndGrace)$" ;;
+    --scheduler-only) base="hack/kind/scheduler-only"; run_tests=false ;;
     --down) down=true ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "hack/kind-up.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -170,12 +179,12 @@ EOF
   # The kind cluster's KWOK confirms pod deletions itself (no podreaper runs there).
   cat "${root}/hack/kwok/stages.yaml" "${root}/hack/kwok/pod-delete-stage.yaml" >"${dir}/overlay/kwok-stages.yaml"
   cat >"${dir}/overlay/kustomization.yaml" <<EOF
-# Written by hack/kind-up.sh: hack/kind (manifests/ and the kind cluster's own parts) with the
+# Written by hack/kind-up.sh: ${base} (Phalanx's manifests and the kind cluster's own parts) with the
 # images built for this run.
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-- ../../../hack/kind
+- ../../../${base}
 configMapGenerator:
 - name: kwok-stages
   namespace: kube-system

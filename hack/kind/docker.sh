@@ -19,6 +19,15 @@ if ! command -v debootstrap >/dev/null 2>&1; then
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 fi
+# Every kind node's kubelet, kube-proxy and containerd take inotify instances; at the kernel's
+# default 128 per user a second cluster (or a restarted one) leaves kube-proxy failing with
+# "fsnotify watcher init: too many open files" and its node NotReady (kind's known issue).
+for kv in fs.inotify.max_user_instances=8192 fs.inotify.max_user_watches=524288; do
+  key="${kv%%=*}" want="${kv#*=}"
+  if [ "$(sysctl -n "$key" 2>/dev/null || echo 0)" -lt "$want" ]; then
+    sysctl -q -w "$kv" || echo "hack/kind/docker.sh: could not raise $key to $want (kind nodes may fail to start)" >&2
+  fi
+done
 # A machine whose capability bounding set lacks some (seen: CAP_SYS_RESOURCE) cannot start
 # Docker 20.10's privileged containers, kind's nodes: dockerd then runs containers through
 # hack/kind/runcwrap, which leaves out what the machine cannot grant.

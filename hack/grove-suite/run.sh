@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# hack/grove-suite/run.sh: Grove's own end-to-end suite (operator/e2e of a Grove checkout) with
+# Phalanx as Grove's gang scheduler, on the kind cluster of
+#
+#   KIND_CLUSTER=grove hack/kind-up.sh --scheduler-only
+#
+# Grove's operator owns the PodCliqueSets and writes PodGangs (and, through its KAI backend,
+# KAI PodGroups that nothing here reads but the suite's own checks); Phalanx places the pods,
+# answering to the schedulerName the suite's workloads carry (kai-scheduler). Results and the
+# cause of every failure: docs/grove-suite.md.
+#
+# Nothing here builds Grove. Inputs:
+#   GROVE_DIR             a Grove checkout: its charts, CRDs, e2e workloads and tests (run with
+#                         `go test -tags=e2e` there; GROVE_GOFLAGS is passed as its GOFLAGS)
+#   GROVE_OPERATOR_IMAGE  the operator image built from that checkout, in the local Docker
+#   GROVE_INITC_IMAGE     its init-container image (GROVE_INIT_CONTAINER_IMAGE of the operator)
+# Optional:
+#   GROVE_PACKAGES        packages under operator/e2e to run ("tests tests/update")
+#   GROVE_RUN             a -run regexp; GROVE_TIMEOUT (90m) the go test timeout
+#   GROVE_AGENTS          fake worker nodes (30, as Grove's own cluster script): KWOK nodes
+#                         agent-NN with Grove's worker label, taint, 150Mi of memory and its
+#                         zone/block/rack layout (28/14/7 nodes)
+#   E2E_REGISTRY_PORT     (5001) a registry on localhost that the suite pushes busybox:latest
+#                         to; bin/registry is started there when nothing answers
+#   GROVE_SUITE_OUT       where logs and the summary go (.run/grove-suite)
+#
+#   hack/grove-suite/run.sh --setup-only   install Grove and the nodes, run no test
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CLUSTER="${KIND_CLUSTER:-grove}"
+kubeconfig="${root}/.run/kind-${CLUSTER}/kubeconfig"
+[ "$CLUSTER" = phalanx ] && kubeconfig="${root}/.run/kind/kubeconfig"
+bin="${root}/bin"
+kubectl=("${bin}/node/kubectl" --kubeconfig "$kubeconfig")
+helm=("${bin}/helm" --kubeconfig "$kubeconfig")
+out="${GROVE_SUITE_OUT:-${root}/.run/grove-suite}"
+agents="${GROVE_AGENTS:-30}"
+registry_port="${E2E_REGISTRY_PORT:-5001}"
+packages="${GROVE_PACKAGES:-tests tests/update}"
+setup_only=false
+for arg in "$@"; do
+  case "$arg" in
+    --setup-only) setup_only=true ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) echo "hack/grove-suite/run.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+fail() { echo "hack/grove-suite/run.sh: $*" >&2; exit 1; }
+step() { echo ">> [$(date +%T)] $*"; }
+: "${GROVE_DIR:?set GROVE_DIR to a Grove checkout}"
+: "${GROVE_OPERATOR_IMAGE:?set GROVE_OPERATOR_IMAGE to the operator image built from GROVE_DIR}"
+: "${GROVE_INITC_IMAGE:?set GROVE_INITC_IMAGE to the init-container image built from GROVE_DIR}"
+[ -d "${GROVE_DIR}/operator/e2e" ] || fail "GROVE_DIR=${GROVE_DIR}: no operator/e2e (not a Grove checkout?)"
+[ -s "$kubeconfig" ] || fail "no kind cluster ${CLUSTER} (${kubeconfig}): run KIND_CLUSTER=${CLUSTER} hack/kind-up.sh --scheduler-only"
+for image in "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE"; do
+  docker image inspect "$image" >/dev/null 2>&1 || fail "image ${image} is not in the local Docker"
+done
+mkdir -p "$out"
+
+step "Grove's images into the nodes"
+"${bin}/kind" load docker-image --name "$CLUSTER" "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE"
+
+step "CRDs: Grove's, and stand-ins for the KAI kinds Grove's KAI backend writes"
+"${kubectl[@]}" apply --server-side --force-conflicts \
+  -f "${GROVE_DIR}/operator/api/core/v1alpha1/crds" \
+  -f "${GROVE_DIR}/scheduler/api/core/v1alpha1/crds" \
+  -f "${root}/hack/grove-suite/kai-standins.yaml"
+"${kubectl[@]}" wait --for condition=Established --timeout 60s \
+  crd/podcliquesets.grove.io crd/podgangs.scheduler.grove.io crd/podgroups.scheduling.run.ai crd/queues.scheduling.run.ai
+"${kubectl[@]}" apply --server-side -f "${GROVE_DIR}/operator/e2e/yaml/queues.yaml"
+
+step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for the suite's workloads)"
+"${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
+  --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
+  -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
+"${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"
+"${kubectl[@]}" -n phalanx-system rollout restart deployment/phalanx-scheduler
+"${kubectl[@]}" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s
+
+step "Grove's operator (its chart; the profile its e2e cluster uses: kai-scheduler, topology-aware scheduling on)"
+cat >"${out}/grove-values.yaml" <<EOF
+replicaCount: 1
+image: {repository: "${GROVE_OPERATOR_IMAGE%:*}", tag: "${GROVE_OPERATOR_IMAGE##*:}", pullPolicy: IfNotPresent}
+deployment:
+  env:
+  - {name: GROVE_INIT_CONTAINER_IMAGE, value: "${GROVE_INITC_IMAGE}"}
+# On the kind cluster's real workers (their taint) and never on a fake node.
+tolerations:
+- {key: phalanx.dev/kind-gpu, operator: Exists, effect: NoSchedule}
+nodeSelector: {phalanx.dev/kind-gpu: "true"}
+config:
+  leaderElection: {enabled: false}
+  scheduler:
+    defaultProfileName: kai-scheduler
+    profiles:
+    - name: default-scheduler
+    - name: kai-scheduler
+  topologyAwareScheduling: {enabled: true}
+EOF
+"${helm[@]}" upgrade --install grove-operator "${GROVE_DIR}/operator/charts" -n grove-system --create-namespace \
+  -f "${out}/grove-values.yaml" --wait --timeout 5m
+
+step "${agents} fake worker nodes (KWOK) as Grove's e2e cluster lays them out"
+{
+  for i in $(seq 0 $((agents - 1))); do
+    name=$(printf 'agent-%02d' "$i")
+    cat <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: ${name}
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels:
+    kubernetes.io/hostname: ${name}
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    type: kwok
+    phalanx.dev/fake-node: "true"
+    node_role.e2e.grove.nvidia.com: agent
+    nvidia.com/gpu.deploy.operands: "false"
+    kubernetes.io/zone: zone-$((i / 28))
+    kubernetes.io/block: block-$((i / 14))
+    kubernetes.io/rack: rack-$((i / 7))
+spec:
+  taints:
+  - {key: node_role.e2e.grove.nvidia.com, value: agent, effect: NoSchedule}
+status:
+  capacity: {cpu: "2", memory: 150Mi, pods: "110"}
+  allocatable: {cpu: "2", memory: 150Mi, pods: "110"}
+---
+EOF
+  done
+} >"${out}/agents.yaml"
+"${kubectl[@]}" apply -f "${out}/agents.yaml" >/dev/null
+"${kubectl[@]}" wait --for condition=Ready --timeout 120s -l node_role.e2e.grove.nvidia.com=agent node >/dev/null
+
+step "registry on localhost:${registry_port} and busybox:latest (the suite pushes it; no pod pulls it: they run on KWOK nodes)"
+if ! curl -sf "http://localhost:${registry_port}/v2/" >/dev/null; then
+  [ -x "${bin}/registry" ] || make -C "$root" --no-print-directory "${bin}/registry"
+  nohup "${bin}/registry" -port "$registry_port" >"${out}/registry.log" 2>&1 &
+  for _ in $(seq 1 50); do curl -sf "http://localhost:${registry_port}/v2/" >/dev/null && break; sleep 0.2; done
+  curl -sf "http://localhost:${registry_port}/v2/" >/dev/null || fail "registry did not start (${out}/registry.log)"
+fi
+if ! docker image inspect busybox:latest >/dev/null 2>&1; then
+  command -v busybox >/dev/null || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null; }
+  ctx="$(mktemp -d)"
+  cp "$(command -v busybox)" "${ctx}/busybox"
+  printf 'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s", "/bin"]\nENTRYPOINT ["/bin/sh"]\n' >"${ctx}/Dockerfile"
+  docker build -q -t busybox:latest "$ctx" >/dev/null
+  rm -rf "$ctx"
+fi
+
+[ "$setup_only" = true ] && { step "set up: KUBECONFIG=${kubeconfig}"; exit 0; }
+
+status=0
+for pkg in $packages; do
+  log="${out}/$(echo "$pkg" | tr / -).log"
+  step "Grove's suite: operator/e2e/${pkg} (log: ${log})"
+  (cd "${GROVE_DIR}/operator" && KUBECONFIG="$kubeconfig" E2E_REGISTRY_PORT="$registry_port" GOFLAGS="${GROVE_GOFLAGS:-}" \
+    go test -tags=e2e -count=1 -v -timeout "${GROVE_TIMEOUT:-90m}" ${GROVE_RUN:+-run "$GROVE_RUN"} "./e2e/${pkg}/") >"$log" 2>&1 || status=1
+  grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|(ok|FAIL)\s)' "$log" | grep -v '^=== RUN' || true
+done
+step "summary"
+cat "${out}"/*.log | grep -E '^--- (PASS|FAIL|SKIP)' | awk '{print $2}' | sort | uniq -c
+exit "$status"
