@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/cli"
@@ -81,6 +82,7 @@ func removeDefaultConfig() {
 var (
 	controllerOpts   = phalanxserver.DefaultControllerOptions()
 	releaseLostAfter = controller.DefaultReleaseLostMembersAfter
+	adoptFrom        []string
 	setup            phalanxserver.SetupOptions
 	webhooks         = admission.WebhookOptions{
 		BindAddress:   "0.0.0.0",
@@ -118,6 +120,7 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	pfs.Float32Var(&controllerOpts.QPS, "controller-kube-api-qps", controllerOpts.QPS, "queries per second of the PodCliqueSet controller's own API client (separate from the scheduler's --kube-api-qps, so that a large bring-up does not slow binds)")
 	pfs.IntVar(&controllerOpts.Burst, "controller-kube-api-burst", controllerOpts.Burst, "burst of the PodCliqueSet controller's own API client")
 	pfs.DurationVar(&releaseLostAfter, "release-lost-members-after", releaseLostAfter, "how long after its deletion deadline a PodCliqueSet pod still terminating on a node that is not Ready (kubelet gone) is removed so that its index is recreated elsewhere; negative: never (it waits for the node, the pod garbage collector or an administrator)")
+	pfs.StringSliceVar(&adoptFrom, "adopt-from", nil, "operators (values of app.kubernetes.io/managed-by, e.g. grove-operator) whose PodCliqueSets the controller takes over in place, every pod kept; only once that operator is stopped (docs/operations.md, \"Moving between Grove's operator and Phalanx\"). Without it such sets are left alone, with a ManagedByAnotherOperator event")
 	pfs.IntVar(&webhooks.Port, "webhook-port", webhooks.Port, "HTTPS port of the PodCliqueSet defaulting and validating webhooks (served by every replica, leader or not); 0 disables them")
 	pfs.StringVar(&webhooks.BindAddress, "webhook-bind-address", webhooks.BindAddress, "address the webhook server listens on")
 	pfs.StringVar(&webhooks.CertDir, "webhook-cert-dir", webhooks.CertDir, "directory with tls.crt and tls.key for the webhook server (e.g. a cert-manager Secret); empty: a self-managed certificate kept in --webhook-secret")
@@ -139,6 +142,14 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 		return err
 	}
 	cliflag.PrintFlags(cmd.Flags())
+	for _, m := range adoptFrom {
+		if m == "" {
+			return errors.New("--adopt-from: an empty operator name")
+		}
+		if errs := validation.IsValidLabelValue(m); len(errs) > 0 {
+			return fmt.Errorf("--adopt-from %q: not a value of app.kubernetes.io/managed-by: %s", m, strings.Join(errs, "; "))
+		}
+	}
 	if opts.InformerName == nil {
 		name, err := cache.NewInformerName("phalanx-scheduler")
 		if err != nil {
@@ -164,7 +175,10 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	}
 	var tasks []phalanxserver.LeaderTask
 	if controllerOpts.Workers > 0 {
-		ctrl, err := phalanxserver.ControllerTask(cc, sched, gangs, controllerOpts, func(c *controller.Controller) { c.SetReleaseLostMembersAfter(releaseLostAfter) })
+		ctrl, err := phalanxserver.ControllerTask(cc, sched, gangs, controllerOpts, func(c *controller.Controller) {
+			c.SetReleaseLostMembersAfter(releaseLostAfter)
+			c.SetAdoptFrom(adoptFrom...)
+		})
 		if err != nil {
 			return err
 		}

@@ -14,9 +14,14 @@
 #                         `go test -tags=e2e` there; GROVE_GOFLAGS is passed as its GOFLAGS)
 #   GROVE_OPERATOR_IMAGE  the operator image built from that checkout, in the local Docker
 #   GROVE_INITC_IMAGE     its init-container image (GROVE_INIT_CONTAINER_IMAGE of the operator)
+#   GROVE_INSTALL_CRDS_IMAGE
+#                         its CRD installer image (the chart's crdInstaller, which the suite's
+#                         CRD-installer tests turn on)
 # Optional:
 #   GROVE_PACKAGES        packages under operator/e2e to run ("tests tests/update")
 #   GROVE_RUN             a -run regexp; GROVE_TIMEOUT (90m) the go test timeout
+#   GROVE_SKIP            a -skip regexp (Test_CM1_CertManagementRoundTrip: it installs
+#                         cert-manager's chart from the internet, which these machines cannot reach)
 #   GROVE_AGENTS          fake worker nodes (30, as Grove's own cluster script): KWOK nodes
 #                         agent-NN with Grove's worker label, taint, 150Mi of memory and its
 #                         zone/block/rack layout (28/14/7 nodes)
@@ -54,13 +59,14 @@ step() { echo ">> [$(date +%T)] $*"; }
 : "${GROVE_INITC_IMAGE:?set GROVE_INITC_IMAGE to the init-container image built from GROVE_DIR}"
 [ -d "${GROVE_DIR}/operator/e2e" ] || fail "GROVE_DIR=${GROVE_DIR}: no operator/e2e (not a Grove checkout?)"
 [ -s "$kubeconfig" ] || fail "no kind cluster ${CLUSTER} (${kubeconfig}): run KIND_CLUSTER=${CLUSTER} hack/kind-up.sh --scheduler-only"
-for image in "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE"; do
+: "${GROVE_INSTALL_CRDS_IMAGE:?set GROVE_INSTALL_CRDS_IMAGE to the CRD installer image built from GROVE_DIR}"
+for image in "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"; do
   docker image inspect "$image" >/dev/null 2>&1 || fail "image ${image} is not in the local Docker"
 done
 mkdir -p "$out"
 
 step "Grove's images into the nodes"
-"${bin}/kind" load docker-image --name "$CLUSTER" "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE"
+"${bin}/kind" load docker-image --name "$CLUSTER" "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"
 
 step "CRDs: Grove's, and stand-ins for the KAI kinds Grove's KAI backend writes"
 "${kubectl[@]}" apply --server-side --force-conflicts \
@@ -75,21 +81,29 @@ step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for 
 "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
   --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
   -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
+before="$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')"
 "${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"
-"${kubectl[@]}" -n phalanx-system rollout restart deployment/phalanx-scheduler
+if [ "$before" != "$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')" ]; then
+  # The scheduler reads its configuration at start.
+  "${kubectl[@]}" -n phalanx-system rollout restart deployment/phalanx-scheduler
+fi
 "${kubectl[@]}" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s
 
 step "Grove's operator (its chart; the profile its e2e cluster uses: kai-scheduler, topology-aware scheduling on)"
 cat >"${out}/grove-values.yaml" <<EOF
 replicaCount: 1
 image: {repository: "${GROVE_OPERATOR_IMAGE%:*}", tag: "${GROVE_OPERATOR_IMAGE##*:}", pullPolicy: IfNotPresent}
+crdInstaller:
+  enabled: false
+  image: {repository: "${GROVE_INSTALL_CRDS_IMAGE%:*}", tag: "${GROVE_INSTALL_CRDS_IMAGE##*:}", pullPolicy: IfNotPresent}
 deployment:
   env:
   - {name: GROVE_INIT_CONTAINER_IMAGE, value: "${GROVE_INITC_IMAGE}"}
-# On the kind cluster's real workers (their taint) and never on a fake node.
+# On the control-plane node: the suite cordons every other node it does not use (the kind
+# workers among them), and its Helm upgrades restart the operator.
 tolerations:
-- {key: phalanx.dev/kind-gpu, operator: Exists, effect: NoSchedule}
-nodeSelector: {phalanx.dev/kind-gpu: "true"}
+- {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+nodeSelector: {node-role.kubernetes.io/control-plane: ""}
 config:
   leaderElection: {enabled: false}
   scheduler:
@@ -99,8 +113,19 @@ config:
     - name: kai-scheduler
   topologyAwareScheduling: {enabled: true}
 EOF
-"${helm[@]}" upgrade --install grove-operator "${GROVE_DIR}/operator/charts" -n grove-system --create-namespace \
-  -f "${out}/grove-values.yaml" --wait --timeout 5m
+# Installed anew when its values differ from this run's (the suite's own upgrades change them):
+# an upgrade of the release conflicts with the webhook certificate that Grove's operator
+# writes into the chart's Secret.
+if ! "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.live" 2>/dev/null ||
+   ! cmp -s "${out}/grove-values.live" "${out}/grove-values.installed"; then
+  "${helm[@]}" uninstall grove-operator -n grove-system --wait 2>/dev/null || true
+  # Client-side apply: the suite upgrades the release itself (crdInstaller on and off) with
+  # Helm's SDK, which a server-side install would make conflict with the same Secret.
+  "${helm[@]}" install grove-operator "${GROVE_DIR}/operator/charts" -n grove-system --create-namespace \
+    --server-side=false -f "${out}/grove-values.yaml" --wait --timeout 5m
+  "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.installed"
+fi
+"${kubectl[@]}" -n grove-system rollout status deployment/grove-operator --timeout 300s
 
 step "${agents} fake worker nodes (KWOK) as Grove's e2e cluster lays them out"
 {
@@ -159,7 +184,8 @@ for pkg in $packages; do
   log="${out}/$(echo "$pkg" | tr / -).log"
   step "Grove's suite: operator/e2e/${pkg} (log: ${log})"
   (cd "${GROVE_DIR}/operator" && KUBECONFIG="$kubeconfig" E2E_REGISTRY_PORT="$registry_port" GOFLAGS="${GROVE_GOFLAGS:-}" \
-    go test -tags=e2e -count=1 -v -timeout "${GROVE_TIMEOUT:-90m}" ${GROVE_RUN:+-run "$GROVE_RUN"} "./e2e/${pkg}/") >"$log" 2>&1 || status=1
+    go test -tags=e2e -count=1 -v -timeout "${GROVE_TIMEOUT:-90m}" ${GROVE_RUN:+-run "$GROVE_RUN"} \
+    -skip "${GROVE_SKIP-Test_CM1_CertManagementRoundTrip}" "./e2e/${pkg}/") >"$log" 2>&1 || status=1
   grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|(ok|FAIL)\s)' "$log" | grep -v '^=== RUN' || true
 done
 step "summary"

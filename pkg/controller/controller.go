@@ -93,6 +93,8 @@ type Controller struct {
 	// caches may not show yet.
 	statuses *statusWriter
 	own      *ownWrites
+	// adoptFrom are the operators whose PodCliqueSets the controller takes over (SetAdoptFrom).
+	adoptFrom map[string]bool
 
 	// Hooks are set by previews and tests before Run (hooks.go).
 	Hooks
@@ -102,11 +104,13 @@ type Controller struct {
 // New builds a controller. Pods and Services are watched only with the managed-by label, so
 // the cache holds the controller's own objects, not the cluster's.
 func New(kube kubernetes.Interface, client versioned.Interface, recorder record.EventRecorder) *Controller {
+	var c *Controller
 	kf := kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.LabelSelector = labels.SelectorFromSet(labels.Set{workload.LabelManagedBy: workload.ManagedBy}).String()
+		// Read when the informers start (Run), after SetAdoptFrom.
+		o.LabelSelector = c.managedBySelector()
 	}))
 	pf := externalversions.NewSharedInformerFactory(client, 0)
-	c := &Controller{
+	c = &Controller{
 		kube: kube, client: client, recorder: recorder, kubeFactory: kf, phalanxFactory: pf,
 		sets:      pf.Grove().V1alpha1().PodCliqueSets().Lister(),
 		cliques:   pf.Grove().V1alpha1().PodCliques().Lister(),
@@ -125,12 +129,13 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 
 		releaseLostAfter: DefaultReleaseLostMembersAfter,
 	}
+	foreign := cache.Indexers{indexForeignBySet: foreignSetIndex}
 	c.index = childIndexers{
-		cliques:  addSetIndex(pf.Grove().V1alpha1().PodCliques().Informer()),
-		groups:   addSetIndex(pf.Grove().V1alpha1().PodCliqueScalingGroups().Informer()),
-		gangs:    addSetIndex(pf.Scheduler().V1alpha1().PodGangs().Informer()),
-		pods:     addSetIndex(kf.Core().V1().Pods().Informer()),
-		services: addSetIndex(kf.Core().V1().Services().Informer()),
+		cliques:  addSetIndex(pf.Grove().V1alpha1().PodCliques().Informer(), foreign),
+		groups:   addSetIndex(pf.Grove().V1alpha1().PodCliqueScalingGroups().Informer(), foreign),
+		gangs:    addSetIndex(pf.Scheduler().V1alpha1().PodGangs().Informer(), foreign),
+		pods:     addSetIndex(kf.Core().V1().Pods().Informer(), cache.Indexers{indexByClique: c.cliqueIndex}),
+		services: addSetIndex(kf.Core().V1().Services().Informer(), foreign),
 	}
 	metrics.Register()
 	c.nodeFactory = kubeinformers.NewSharedInformerFactory(kube, 0)

@@ -19,6 +19,9 @@ type observed struct {
 	gangs    map[string]*schedv1.PodGang
 	pods     map[string]*corev1.Pod
 	services map[string]*corev1.Service
+	// podNames are the pods named otherwise than workload.PodName (adopted from another
+	// operator), by the PodName of their clique and index (workload.Observed.PodNames).
+	podNames map[string]string
 
 	// byLabel are the pods grouped by the value of a label (podsBy), built once per pass
 	// and label; setPod drops them.
@@ -75,9 +78,16 @@ type childIndexers struct {
 	cliques, groups, gangs, pods, services cache.Indexer
 }
 
-// addSetIndex adds indexBySet to an informer and returns its indexer.
-func addSetIndex(inf cache.SharedIndexInformer) cache.Indexer {
-	if err := inf.AddIndexers(cache.Indexers{indexBySet: setIndex}); err != nil {
+// addSetIndex adds indexBySet (and more indexers, if any) to an informer and returns its
+// indexer.
+func addSetIndex(inf cache.SharedIndexInformer, more ...cache.Indexers) cache.Indexer {
+	idx := cache.Indexers{indexBySet: setIndex}
+	for _, m := range more {
+		for k, v := range m {
+			idx[k] = v
+		}
+	}
+	if err := inf.AddIndexers(idx); err != nil {
 		// Only a stopped informer or a second index of the same name refuses; New adds it
 		// once, before anything starts.
 		panic(fmt.Sprintf("adding the PodCliqueSet index: %v", err))
@@ -98,6 +108,41 @@ func byIndex[T any](idx cache.Indexer, key string) ([]T, error) {
 		}
 	}
 	return out, nil
+}
+
+// podName is the name of the pod of clique at index: an adopted pod's own name, else
+// workload.PodName.
+func (o *observed) podName(clique string, index int) string {
+	name := workload.PodName(clique, index)
+	if adopted, ok := o.podNames[name]; ok {
+		return adopted
+	}
+	return name
+}
+
+// adoptedNames maps workload.PodName of each pod's clique and index to the pod's name, for the
+// pods named otherwise (made by another operator and adopted). A pod that has its PodName
+// name wins over an adopted one of the same index; of two adopted ones, the older.
+func adoptedNames(pods map[string]*corev1.Pod) map[string]string {
+	var out map[string]string
+	for name, p := range pods {
+		clique, idx := p.Labels[grovev1.LabelPodClique], p.Labels[grovev1.LabelPodCliquePodIndex]
+		if clique == "" || idx == "" {
+			continue
+		}
+		want := clique + "-" + idx
+		if name == want || pods[want] != nil {
+			continue
+		}
+		if cur, ok := out[want]; ok && !p.CreationTimestamp.Before(&pods[cur].CreationTimestamp) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[want] = name
+	}
+	return out
 }
 
 // observe reads the children of pcs from the caches.
@@ -134,6 +179,7 @@ func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
 	for _, x := range pods {
 		o.pods[x.Name] = x
 	}
+	o.podNames = adoptedNames(o.pods)
 	svcs, err := byIndex[*corev1.Service](c.index.services, key)
 	if err != nil {
 		return nil, err

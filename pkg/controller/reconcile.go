@@ -47,6 +47,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if pcs.DeletionTimestamp != nil {
 		return nil
 	}
+	if stop, err := c.adoptForeign(ctx, pcs); err != nil || stop {
+		return err
+	}
 	obs, err := c.observe(pcs)
 	if err != nil {
 		return err

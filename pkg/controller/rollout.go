@@ -95,7 +95,7 @@ func (c *Controller) rolloutInputs(pcs *grovev1.PodCliqueSet, obs *observed) (ro
 // observed is the input of the desired world for this pass's plan.
 func (ro *rollout) observed(obs *observed) workload.Observed {
 	return workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups,
-		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs, ExistingPods: obs.pods}
+		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs, ExistingPods: obs.pods, PodNames: obs.podNames}
 }
 
 // partitionHold is what rollingUpdate.partition holds back: replicas 0..n-1 keep template (the
@@ -245,9 +245,9 @@ func planRollout(pcs *grovev1.PodCliqueSet, obs *observed, blocked map[string]st
 		case a.Kind == update.GroupReplicas && a.Type == update.Delete:
 			ro.deleteGroups[a.Unit] = append(ro.deleteGroups[a.Unit], a.Index)
 		case a.Kind == update.Pods && a.Type == update.Create:
-			ro.creates[workload.PodName(a.Unit, a.Index)] = true
+			ro.creates[obs.podName(a.Unit, a.Index)] = true
 		case a.Kind == update.Pods && a.Type == update.Delete:
-			ro.deletes[workload.PodName(a.Unit, a.Index)] = true
+			ro.deletes[obs.podName(a.Unit, a.Index)] = true
 		}
 	}
 	return ro, nil

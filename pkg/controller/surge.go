@@ -100,7 +100,8 @@ func isMemberPod(p *corev1.Pod, unit string, index int) bool {
 	case p.Labels[grovev1.LabelPodCliqueScalingGroup] == unit:
 		return p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == strconv.Itoa(index)
 	default:
-		return p.Name == workload.PodName(unit, index)
+		// By labels, not name: an adopted pod keeps the name another operator gave it.
+		return p.Labels[grovev1.LabelPodClique] == unit && p.Labels[grovev1.LabelPodCliquePodIndex] == strconv.Itoa(index)
 	}
 }
 

@@ -54,6 +54,10 @@ type Observed struct {
 	// When set, the desired PodCliques that exist (Cliques) likewise get their sizes but no
 	// pod template.
 	ExistingPods map[string]*corev1.Pod
+	// PodNames are the pods that exist under another name than PodName (made by another
+	// operator and adopted: Grove names its pods "<clique>-<random>"), by PodName of their
+	// clique and index: the desired pod takes the pod's name, so that the pod is kept.
+	PodNames map[string]string
 }
 
 // ReplicaPCS is pcs as replica r is made: with its held template (Observed.ReplicaTemplates)
@@ -215,7 +219,7 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 	for i := range pcs.Spec.Template.Cliques {
 		cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
 	}
-	b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes, existing: obs.ExistingPods, obsCliques: obs.Cliques}
+	b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes, existing: obs.ExistingPods, podNames: obs.PodNames, obsCliques: obs.Cliques}
 	b.service()
 	base := b.gang(BasePodGangName(pcs.Name, r), "")
 	for i := range pcs.Spec.Template.Cliques {
@@ -307,8 +311,10 @@ type replicaBuilder struct {
 	// hashes are the template hashes computed so far in this Desired call, by template:
 	// every replica's cliques share their template, and hashing one marshals it whole.
 	hashes map[*grovev1.PodCliqueTemplateSpec]string
-	// existing are Observed.ExistingPods, obsCliques Observed.Cliques.
+	// existing are Observed.ExistingPods, podNames Observed.PodNames, obsCliques
+	// Observed.Cliques.
 	existing   map[string]*corev1.Pod
+	podNames   map[string]string
 	obsCliques map[string]*grovev1.PodClique
 }
 
@@ -486,6 +492,9 @@ func (b *replicaBuilder) pod(c *grovev1.PodCliqueTemplateSpec, pclq *grovev1.Pod
 		labels[grovev1.LabelBasePodGang] = base
 	}
 	name := PodName(pclq.Name, i)
+	if adopted, ok := b.podNames[name]; ok {
+		name = adopted
+	}
 	if b.existing[name] != nil {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.pcs.Namespace, Labels: labels, Annotations: pclq.Annotations}}
 	}
