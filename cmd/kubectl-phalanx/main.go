@@ -22,6 +22,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
+	"github.com/phalanx-sched/phalanx/pkg/handoff"
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/version"
 )
@@ -58,7 +59,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	clientcmd.BindOverrideFlags(o.overrides, fs, clientcmd.RecommendedConfigOverrideFlags(""))
 	fs.StringVarP(&o.output, "output", "o", "", "output format: json (default: a tree)")
 	fs.StringVar(&o.color, "color", "auto", "colour: auto (on a terminal), always or never")
-	root.AddCommand(o.statusCmd(), o.whyCmd(), o.planCmd(), o.rolloutCmd())
+	root.AddCommand(o.statusCmd(), o.whyCmd(), o.planCmd(), o.rolloutCmd(), o.handbackCmd())
 	return root
 }
 
@@ -224,6 +225,35 @@ func (o *options) rolloutCmd() *cobra.Command {
 	}
 	undo.Flags().Int64Var(&to, "to-revision", 0, "the revision to roll back to (0: the one before the current)")
 	cmd.AddCommand(undo)
+	return cmd
+}
+
+func (o *options) handbackCmd() *cobra.Command {
+	var to string
+	cmd := &cobra.Command{
+		Use:   "handback pcs/NAME [--to OPERATOR]",
+		Short: "Hand a PodCliqueSet that Phalanx's controller adopted (--adopt-from) back to the operator it came from, every pod kept; run Phalanx without --adopt-from first",
+		Example: "  kubectl phalanx handback pcs/multinode-disaggregated-inference\n" +
+			"  kubectl phalanx handback pcs/multinode-disaggregated-inference --to grove-operator",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
+			if err != nil {
+				return err
+			}
+			kube, client, ns, err := o.clients()
+			if err != nil {
+				return err
+			}
+			r, err := handoff.Handback(cmd.Context(), kube, client, ns, name, to)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.out, "podcliqueset/%s %s\n", name, r)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "the operator (its app.kubernetes.io/managed-by value) to hand the set to; default: the one it was adopted from")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -28,6 +30,24 @@ const (
 	ReasonManagedByAnotherOperator = "ManagedByAnotherOperator"
 	// ReasonAdopted: the controller took the set's children over from another operator.
 	ReasonAdopted = "Adopted"
+)
+
+// Annotations adoption leaves on every child it relabels, so that the set can be handed back
+// to the operator it came from with the labels that operator reads (docs/operations.md).
+const (
+	// AnnotationAdoptedFrom is the operator a child was adopted from (its managed-by value).
+	AnnotationAdoptedFrom = "phalanx.dev/adopted-from"
+	// AnnotationAdoptedTemplateHash is the pod-template-hash the child carried under that
+	// operator (PodCliques and pods): its own hash of the template, which Phalanx cannot
+	// compute.
+	AnnotationAdoptedTemplateHash = "phalanx.dev/adopted-template-hash"
+	// AnnotationAdoptedStatus is the status that operator last wrote (the PodCliqueSet, its
+	// PodCliques and scaling groups), as JSON: its own update bookkeeping, which Phalanx's
+	// status replaces and a hand-back restores while the set's spec is unchanged.
+	AnnotationAdoptedStatus = "phalanx.dev/adopted-status"
+	// AnnotationAdoptedGeneration, on the PodCliqueSet, is its metadata.generation when it was
+	// adopted.
+	AnnotationAdoptedGeneration = "phalanx.dev/adopted-generation"
 )
 
 // indexByClique indexes the pods of the operators adopted from by "<namespace>/<PodClique>":
@@ -165,10 +185,16 @@ func (c *Controller) findForeign(pcs *grovev1.PodCliqueSet) (*foreign, error) {
 	case len(f.services) > 0:
 		f.manager = f.services[0].Labels[workload.LabelManagedBy]
 	}
-	if !c.adoptFrom[f.manager] {
+	if len(c.adoptFrom) == 0 || f.manager != "" && !c.adoptFrom[f.manager] {
 		return f, nil
 	}
-	for _, pclq := range f.cliques {
+	// Pods by every PodClique of the set, adopted or not: the informer may show a PodClique
+	// relabelled before its pods, and a pass that then ran would make the pods it misses anew.
+	own, err := byIndex[*grovev1.PodClique](c.index.cliques, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, pclq := range append(own, f.cliques...) {
 		objs, err := c.index.pods.ByIndex(indexByClique, pclq.Namespace+"/"+pclq.Name)
 		if err != nil {
 			return nil, fmt.Errorf("reading the %s index: %w", indexByClique, err)
@@ -178,6 +204,9 @@ func (c *Controller) findForeign(pcs *grovev1.PodCliqueSet) (*foreign, error) {
 				f.pods = append(f.pods, p)
 			}
 		}
+	}
+	if f.manager == "" && len(f.pods) > 0 {
+		f.manager = f.pods[0].Labels[workload.LabelManagedBy]
 	}
 	return f, nil
 }
@@ -207,7 +236,11 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 		return true, nil
 	}
 	cliques := map[string]*grovev1.PodClique{}
-	for _, x := range f.cliques {
+	own, err := byIndex[*grovev1.PodClique](c.index.cliques, cacheKey(pcs))
+	if err != nil {
+		return true, err
+	}
+	for _, x := range append(own, f.cliques...) {
 		cliques[x.Name] = x
 	}
 	groups := map[string]*grovev1.PodCliqueScalingGroup{}
@@ -237,7 +270,31 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 		desired[key("Pod", x.Name)] = x.Labels
 	}
 	ns := pcs.Namespace
-	relabel := func(kind string, m metav1.Object, patch func([]byte) error, extra func(map[string]string)) error {
+	// The set first: where it came from, at which generation, and the status its operator
+	// wrote; kept from the first adoption when a pass is repeated.
+	if pcs.Annotations[AnnotationAdoptedFrom] == "" {
+		st, err := json.Marshal(pcs.Status)
+		if err != nil {
+			return true, err
+		}
+		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+			AnnotationAdoptedFrom: f.manager, AnnotationAdoptedGeneration: strconv.FormatInt(pcs.Generation, 10), AnnotationAdoptedStatus: string(st),
+		}}})
+		if err != nil {
+			return true, err
+		}
+		if _, err := c.client.GroveV1alpha1().PodCliqueSets(ns).Patch(ctx, pcs.Name, types.MergePatchType, raw, metav1.PatchOptions{}); err != nil {
+			return true, fmt.Errorf("recording the adoption of PodCliqueSet %s/%s: %w", ns, pcs.Name, err)
+		}
+	}
+	statusOf := func(st any) string {
+		raw, err := json.Marshal(st)
+		if err != nil {
+			return ""
+		}
+		return string(raw)
+	}
+	relabel := func(kind string, m metav1.Object, status string, patch func([]byte) error, extra func(map[string]string)) error {
 		l := map[string]string{workload.LabelManagedBy: workload.ManagedBy, grovev1.LabelPodCliqueSet: pcs.Name}
 		for k, v := range desired[key(kind, m.GetName())] {
 			l[k] = v
@@ -247,7 +304,14 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 		}
 		// resourceVersion makes the patch conditional: a child changed since it was read is
 		// adopted by the next pass, from what it is then.
-		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": l, "resourceVersion": m.GetResourceVersion()}})
+		ann := map[string]string{AnnotationAdoptedFrom: f.manager}
+		if h := m.GetLabels()[grovev1.LabelPodTemplateHash]; h != "" {
+			ann[AnnotationAdoptedTemplateHash] = h
+		}
+		if status != "" {
+			ann[AnnotationAdoptedStatus] = status
+		}
+		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": l, "annotations": ann, "resourceVersion": m.GetResourceVersion()}})
 		if err != nil {
 			return err
 		}
@@ -258,46 +322,12 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 	}
 	mp := types.MergePatchType
 	var n int
-	for _, x := range f.cliques {
-		if err := relabel("PodClique", x, func(b []byte) error {
-			_, err := c.client.GroveV1alpha1().PodCliques(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
-			return err
-		}, nil); err != nil {
-			return true, err
-		}
-		n++
-	}
-	for _, x := range f.groups {
-		if err := relabel("PodCliqueScalingGroup", x, func(b []byte) error {
-			_, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
-			return err
-		}, nil); err != nil {
-			return true, err
-		}
-		n++
-	}
-	for _, x := range f.gangs {
-		if err := relabel("PodGang", x, func(b []byte) error {
-			_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
-			return err
-		}, nil); err != nil {
-			return true, err
-		}
-		n++
-	}
-	for _, x := range f.services {
-		if err := relabel("Service", x, func(b []byte) error {
-			_, err := c.kube.CoreV1().Services(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
-			return err
-		}, nil); err != nil {
-			return true, err
-		}
-		n++
-	}
+	// Pods first: a pass that sees their PodClique adopted and them not yet stops here
+	// (findForeign finds them through it) instead of making them anew.
 	current := 0
 	for _, x := range f.pods {
 		pclq := cliques[x.Labels[grovev1.LabelPodClique]]
-		if err := relabel("Pod", x, func(b []byte) error {
+		if err := relabel("Pod", x, "", func(b []byte) error {
 			_, err := c.kube.CoreV1().Pods(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
 			return err
 		}, func(l map[string]string) {
@@ -310,6 +340,42 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 				l[grovev1.LabelPodTemplateHash] = x.Labels[grovev1.LabelPodTemplateHash]
 			}
 		}); err != nil {
+			return true, err
+		}
+		n++
+	}
+	for _, x := range f.cliques {
+		if err := relabel("PodClique", x, statusOf(x.Status), func(b []byte) error {
+			_, err := c.client.GroveV1alpha1().PodCliques(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
+			return err
+		}, nil); err != nil {
+			return true, err
+		}
+		n++
+	}
+	for _, x := range f.groups {
+		if err := relabel("PodCliqueScalingGroup", x, statusOf(x.Status), func(b []byte) error {
+			_, err := c.client.GroveV1alpha1().PodCliqueScalingGroups(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
+			return err
+		}, nil); err != nil {
+			return true, err
+		}
+		n++
+	}
+	for _, x := range f.gangs {
+		if err := relabel("PodGang", x, "", func(b []byte) error {
+			_, err := c.client.SchedulerV1alpha1().PodGangs(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
+			return err
+		}, nil); err != nil {
+			return true, err
+		}
+		n++
+	}
+	for _, x := range f.services {
+		if err := relabel("Service", x, "", func(b []byte) error {
+			_, err := c.kube.CoreV1().Services(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
+			return err
+		}, nil); err != nil {
 			return true, err
 		}
 		n++
@@ -336,8 +402,14 @@ func adoptedHash(pcs *grovev1.PodCliqueSet, pclq *grovev1.PodClique, pod *corev1
 	if pclq == nil || want == "" || pcs.Status.ObservedGeneration == nil || *pcs.Status.ObservedGeneration != pcs.Generation {
 		return "", false
 	}
-	target := pclq.Labels[grovev1.LabelPodTemplateHash]
-	if target == "" || pclq.Status.CurrentPodTemplateHash == nil || *pclq.Status.CurrentPodTemplateHash != target {
+	target, current := pclq.Labels[grovev1.LabelPodTemplateHash], ptr.Deref(pclq.Status.CurrentPodTemplateHash, "")
+	if pclq.Labels[workload.LabelManagedBy] == workload.ManagedBy {
+		// Adopted by an earlier pass: what the operator wrote is in the adoption's record.
+		var st grovev1.PodCliqueStatus
+		_ = json.Unmarshal([]byte(pclq.Annotations[AnnotationAdoptedStatus]), &st)
+		target, current = pclq.Annotations[AnnotationAdoptedTemplateHash], ptr.Deref(st.CurrentPodTemplateHash, "")
+	}
+	if target == "" || current != target {
 		return "", false
 	}
 	if pod.Labels[grovev1.LabelPodTemplateHash] != target {

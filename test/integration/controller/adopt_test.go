@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/controller"
+	"github.com/phalanx-sched/phalanx/pkg/handoff"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
@@ -296,4 +298,74 @@ func TestGroveSetLeftAloneWithoutAdoption(t *testing.T) {
 	if len(cur.Status.Conditions) != 0 || cur.Status.CurrentGenerationHash != nil {
 		t.Errorf("status written on a set Phalanx does not manage: %+v", cur.Status)
 	}
+}
+
+// A set adopted from Grove's operator goes back to it with every pod: after
+// `kubectl phalanx handback`, every child carries managed-by=grove-operator, the pods and
+// PodCliques Grove's own template hash, and the PodCliques the status Grove last wrote, so
+// that Grove's operator sees its objects at the revision it left them; Phalanx's controller
+// (without --adopt-from) then leaves the set alone.
+func TestHandBackToGrove(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, framework.GPUNodes("handback", 16))
+	env.StartScheduler(t, nil)
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := groveMade(t, env, pcs)
+	var before map[string]string
+	framework.Eventually(t, wait, "Grove's pods Running", func(ctx context.Context) (bool, error) {
+		var ok bool
+		var err error
+		before, ok, err = runningPods(ctx, env, ns, len(names))
+		return ok, err
+	})
+	stop := env.StartController(t, func(c *controller.Controller) { c.SetAdoptFrom(groveManager) })
+	env.WaitAvailable(t, ns, pcsName, 2, len(names))
+	stop()
+
+	r, err := handoff.Handback(ctx, env.Kube, env.Phalanx, ns, pcsName, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.To != groveManager || r.Pods != len(names) || r.PodsWithTheirHash != len(names) || r.SpecChanged {
+		t.Errorf("hand-back report %+v, want all %d pods to %s with Grove's hash", r, len(names), groveManager)
+	}
+	list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != len(before) {
+		t.Errorf("%d pods after the hand-back, want %d", len(list.Items), len(before))
+	}
+	for _, p := range list.Items {
+		if before[p.Name] != string(p.UID) {
+			t.Errorf("pod %s (%s) is not one Grove made", p.Name, p.UID)
+		}
+		tmpl := p.Labels[workload.LabelCliqueTemplate]
+		if p.Labels[workload.LabelManagedBy] != groveManager || p.Labels[grovev1.LabelPodTemplateHash] != groveHash(tmpl) {
+			t.Errorf("pod %s: managed-by %q hash %q, want %q and Grove's %q", p.Name, p.Labels[workload.LabelManagedBy], p.Labels[grovev1.LabelPodTemplateHash], groveManager, groveHash(tmpl))
+		}
+	}
+	cliques, err := env.Phalanx.GroveV1alpha1().PodCliques(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cliques.Items {
+		want := c.Labels[grovev1.LabelPodTemplateHash]
+		if c.Labels[workload.LabelManagedBy] != groveManager || !strings.HasPrefix(want, "grove-") || ptr.Deref(c.Status.CurrentPodTemplateHash, "") != want {
+			t.Errorf("PodClique %s: managed-by %q, hash label %q, status.currentPodTemplateHash %q: want Grove's, as Grove wrote them", c.Name, c.Labels[workload.LabelManagedBy], want, ptr.Deref(c.Status.CurrentPodTemplateHash, ""))
+		}
+		if _, ok := c.Annotations[controller.AnnotationAdoptedStatus]; ok {
+			t.Errorf("PodClique %s keeps the adoption record", c.Name)
+		}
+	}
+	env.StartController(t, nil)
+	framework.Eventually(t, wait, "Phalanx's controller leaving the handed-back set alone", func(ctx context.Context) (bool, error) {
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + pcsName + ",reason=" + controller.ReasonManagedByAnotherOperator})
+		return err == nil && len(events.Items) > 0, err
+	})
 }
