@@ -102,14 +102,21 @@ func Handback(ctx context.Context, kube kubernetes.Interface, client versioned.I
 	if err != nil {
 		return r, err
 	}
-	// theirHash is, by PodClique, the operator's hash of its template (while restoring).
+	// theirHash is, by clique template, the operator's hash of it (while restoring): read from
+	// the PodCliques it made, given also to those Phalanx made from the same template since
+	// (a scale-out), whose pods are then the operator's current ones too.
 	theirHash := map[string]string{}
+	if restore {
+		for _, pclq := range cliques.Items {
+			if h := pclq.Annotations[controller.AnnotationAdoptedTemplateHash]; h != "" {
+				theirHash[pclq.Labels[workload.LabelCliqueTemplate]] = h
+			}
+		}
+	}
 	for i := range cliques.Items {
 		pclq := &cliques.Items[i]
-		hash := ""
+		hash := theirHash[pclq.Labels[workload.LabelCliqueTemplate]]
 		if restore {
-			hash = pclq.Annotations[controller.AnnotationAdoptedTemplateHash]
-			theirHash[pclq.Name] = hash
 			if st := pclq.Annotations[controller.AnnotationAdoptedStatus]; st != "" {
 				if err := json.Unmarshal([]byte(st), &pclq.Status); err != nil {
 					return r, fmt.Errorf("PodClique %s: annotation %s: %w", pclq.Name, controller.AnnotationAdoptedStatus, err)
@@ -168,7 +175,8 @@ func Handback(ctx context.Context, kube kubernetes.Interface, client versioned.I
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		hash := ""
-		if h := theirHash[p.Labels[grovev1.LabelPodClique]]; restore && h != "" && p.Labels[grovev1.LabelPodTemplateHash] == current[p.Labels[workload.LabelCliqueTemplate]] {
+		tmpl := p.Labels[workload.LabelCliqueTemplate]
+		if h := theirHash[tmpl]; h != "" && p.Labels[grovev1.LabelPodTemplateHash] == current[tmpl] {
 			hash = h
 			r.PodsWithTheirHash++
 		}
