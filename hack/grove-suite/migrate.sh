@@ -28,6 +28,8 @@ fail() { echo "hack/grove-suite/migrate.sh: FAIL: $*" >&2; exit 1; }
 [ -s "$kubeconfig" ] || fail "no kind cluster ${CLUSTER}: run hack/grove-suite/run.sh --setup-only"
 k -n grove-system get deployment grove-operator >/dev/null || fail "Grove's operator is not installed: run hack/grove-suite/run.sh --setup-only"
 mkdir -p "$out"
+# shellcheck source=hack/grove-suite/lib.sh
+source "${root}/hack/grove-suite/lib.sh"
 
 # wait_for DESCRIPTION SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS.
 wait_for() {
@@ -71,40 +73,7 @@ echo "   $(grep -c '' "${out}/grove.txt") objects"
 
 step "2. Grove's operator stopped; Phalanx's controller with --adopt-from=grove-operator"
 "${bin}/helm" --kubeconfig "$kubeconfig" uninstall grove-operator -n grove-system --wait >/dev/null
-image="phalanx.local/phalanx-scheduler:migrate"
-make -C "$root" --no-print-directory image IMAGE="$image" >/dev/null
-id="$(docker image inspect --format '{{.Id}}' "$image")"
-docker tag "$image" "${image}-${id:7:12}" && image="${image}-${id:7:12}"
-"${bin}/kind" load docker-image --name "$CLUSTER" "$image" >/dev/null
-rm -rf "${dir}/full" && mkdir -p "${dir}/full"
-cat "${root}/hack/kwok/stages.yaml" "${root}/hack/kwok/pod-delete-stage.yaml" >"${dir}/full/kwok-stages.yaml"
-cat >"${dir}/full/kustomization.yaml" <<EOF
-# Written by hack/grove-suite/migrate.sh: hack/kind (Phalanx with its controller) adopting
-# Grove's sets, with a profile for the schedulerName Grove's e2e workloads carry.
-apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-- ../../../hack/kind
-configMapGenerator:
-- name: kwok-stages
-  namespace: kube-system
-  files: [stages.yaml=kwok-stages.yaml]
-  options: {disableNameSuffixHash: true}
-images:
-- {name: ghcr.io/phalanx-sched/phalanx-scheduler, newName: ${image%:*}, newTag: ${image##*:}}
-- {name: phalanx.local/fakegpu, newName: phalanx.local/fakegpu, newTag: $(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "${root}/go.mod")}
-- {name: phalanx.local/kwok, newName: phalanx.local/kwok, newTag: $(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "${root}/go.mod")}
-patches:
-- target: {kind: Deployment, name: phalanx-scheduler, namespace: phalanx-system}
-  patch: |
-    - {op: add, path: /spec/template/spec/containers/0/args/-, value: --adopt-from=grove-operator}
-EOF
-"${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system \
-  --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang","PodGroup"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
-  -s templates/configmap.yaml >"${dir}/full/config.yaml"
-k apply --server-side --force-conflicts -k "${dir}/full" >/dev/null
-k apply --server-side --force-conflicts -f "${dir}/full/config.yaml" >/dev/null
-k -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s >/dev/null
+deploy_phalanx_full --adopt-from=grove-operator
 adopted() { k -n "$ns" get events --field-selector "involvedObject.name=${pcs},reason=Adopted" -o name | grep -q .; }
 wait_for "the Adopted event" 120 adopted
 wait_for "every object labelled managed-by=phalanx" 60 managed_by_all phalanx

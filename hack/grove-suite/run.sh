@@ -4,15 +4,21 @@
 #
 #   KIND_CLUSTER=grove hack/kind-up.sh --scheduler-only
 #
-# Grove's operator owns the PodCliqueSets and writes PodGangs (and, through its KAI backend,
-# KAI PodGroups that nothing here reads but the suite's own checks); Phalanx places the pods,
-# answering to the schedulerName the suite's workloads carry (kai-scheduler). Results and the
-# cause of every failure: docs/grove-suite.md.
+# Two modes (GROVE_MODE):
+#   grove    (default) Grove's operator owns the PodCliqueSets and writes PodGangs (and,
+#            through its KAI backend, KAI PodGroups that nothing here reads but the suite's own
+#            checks); Phalanx, scheduler-only, places the pods, answering to the schedulerName
+#            the suite's workloads carry (kai-scheduler).
+#   phalanx  Phalanx's own controller in place of Grove's operator (manifests/: its CRDs, which
+#            keep every field of Grove's, its controller and webhook); Grove's operator is not
+#            installed (only its ClusterTopologyBinding CRD, which the topology tests write).
+# Results and the cause of every failure: docs/grove-suite.md.
 #
 # Nothing here builds Grove. Inputs:
 #   GROVE_DIR             a Grove checkout: its charts, CRDs, e2e workloads and tests (run with
 #                         `go test -tags=e2e` there; GROVE_GOFLAGS is passed as its GOFLAGS)
 #   GROVE_OPERATOR_IMAGE  the operator image built from that checkout, in the local Docker
+#                         (this and the next two: GROVE_MODE=grove only)
 #   GROVE_INITC_IMAGE     its init-container image (GROVE_INIT_CONTAINER_IMAGE of the operator)
 #   GROVE_INSTALL_CRDS_IMAGE
 #                         its CRD installer image (the chart's crdInstaller, which the suite's
@@ -27,19 +33,28 @@
 #                         zone/block/rack layout (28/14/7 nodes)
 #   E2E_REGISTRY_PORT     (5001) a registry on localhost that the suite pushes busybox:latest
 #                         to; bin/registry is started there when nothing answers
-#   GROVE_SUITE_OUT       where logs and the summary go (.run/grove-suite)
+#   GROVE_SUITE_OUT       where logs and the summary go (.run/grove-suite, .run/grove-suite-phalanx)
 #
 #   hack/grove-suite/run.sh --setup-only   install Grove and the nodes, run no test
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CLUSTER="${KIND_CLUSTER:-grove}"
-kubeconfig="${root}/.run/kind-${CLUSTER}/kubeconfig"
-[ "$CLUSTER" = phalanx ] && kubeconfig="${root}/.run/kind/kubeconfig"
+dir="${root}/.run/kind-${CLUSTER}"
+[ "$CLUSTER" = phalanx ] && dir="${root}/.run/kind"
+kubeconfig="${dir}/kubeconfig"
 bin="${root}/bin"
 kubectl=("${bin}/node/kubectl" --kubeconfig "$kubeconfig")
+k() { "${kubectl[@]}" "$@"; }
+# shellcheck source=hack/grove-suite/lib.sh
+source "${root}/hack/grove-suite/lib.sh"
 helm=("${bin}/helm" --kubeconfig "$kubeconfig")
-out="${GROVE_SUITE_OUT:-${root}/.run/grove-suite}"
+mode="${GROVE_MODE:-grove}"
+case "$mode" in
+  grove) out="${GROVE_SUITE_OUT:-${root}/.run/grove-suite}" ;;
+  phalanx) out="${GROVE_SUITE_OUT:-${root}/.run/grove-suite-phalanx}" ;;
+  *) echo "hack/grove-suite/run.sh: GROVE_MODE=${mode}: grove or phalanx" >&2; exit 2 ;;
+esac
 agents="${GROVE_AGENTS:-30}"
 registry_port="${E2E_REGISTRY_PORT:-5001}"
 packages="${GROVE_PACKAGES:-tests tests/update}"
@@ -55,42 +70,54 @@ done
 fail() { echo "hack/grove-suite/run.sh: $*" >&2; exit 1; }
 step() { echo ">> [$(date +%T)] $*"; }
 : "${GROVE_DIR:?set GROVE_DIR to a Grove checkout}"
-: "${GROVE_OPERATOR_IMAGE:?set GROVE_OPERATOR_IMAGE to the operator image built from GROVE_DIR}"
-: "${GROVE_INITC_IMAGE:?set GROVE_INITC_IMAGE to the init-container image built from GROVE_DIR}"
 [ -d "${GROVE_DIR}/operator/e2e" ] || fail "GROVE_DIR=${GROVE_DIR}: no operator/e2e (not a Grove checkout?)"
 [ -s "$kubeconfig" ] || fail "no kind cluster ${CLUSTER} (${kubeconfig}): run KIND_CLUSTER=${CLUSTER} hack/kind-up.sh --scheduler-only"
-: "${GROVE_INSTALL_CRDS_IMAGE:?set GROVE_INSTALL_CRDS_IMAGE to the CRD installer image built from GROVE_DIR}"
-for image in "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"; do
-  docker image inspect "$image" >/dev/null 2>&1 || fail "image ${image} is not in the local Docker"
-done
+if [ "$mode" = grove ]; then
+  : "${GROVE_OPERATOR_IMAGE:?set GROVE_OPERATOR_IMAGE to the operator image built from GROVE_DIR}"
+  : "${GROVE_INITC_IMAGE:?set GROVE_INITC_IMAGE to the init-container image built from GROVE_DIR}"
+  : "${GROVE_INSTALL_CRDS_IMAGE:?set GROVE_INSTALL_CRDS_IMAGE to the CRD installer image built from GROVE_DIR}"
+  for image in "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"; do
+    docker image inspect "$image" >/dev/null 2>&1 || fail "image ${image} is not in the local Docker"
+  done
+fi
 mkdir -p "$out"
 
-step "Grove's images into the nodes"
-"${bin}/kind" load docker-image --name "$CLUSTER" "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"
+if [ "$mode" = phalanx ]; then
+  step "Phalanx with its controller in place of Grove's operator"
+  deploy_phalanx_full
+  step "CRDs: Grove's ClusterTopologyBinding, and stand-ins for the KAI kinds the suite reads"
+  "${kubectl[@]}" apply --server-side --force-conflicts \
+    -f "${GROVE_DIR}/operator/api/core/v1alpha1/crds/grove.io_clustertopologybindings.yaml" \
+    -f "${root}/hack/grove-suite/kai-standins.yaml"
+  "${kubectl[@]}" wait --for condition=Established --timeout 60s crd/clustertopologybindings.grove.io crd/queues.scheduling.run.ai
+  "${kubectl[@]}" apply --server-side -f "${GROVE_DIR}/operator/e2e/yaml/queues.yaml"
+else
+  step "Grove's images into the nodes"
+  "${bin}/kind" load docker-image --name "$CLUSTER" "$GROVE_OPERATOR_IMAGE" "$GROVE_INITC_IMAGE" "$GROVE_INSTALL_CRDS_IMAGE"
 
-step "CRDs: Grove's, and stand-ins for the KAI kinds Grove's KAI backend writes"
-"${kubectl[@]}" apply --server-side --force-conflicts \
-  -f "${GROVE_DIR}/operator/api/core/v1alpha1/crds" \
-  -f "${GROVE_DIR}/scheduler/api/core/v1alpha1/crds" \
-  -f "${root}/hack/grove-suite/kai-standins.yaml"
-"${kubectl[@]}" wait --for condition=Established --timeout 60s \
-  crd/podcliquesets.grove.io crd/podgangs.scheduler.grove.io crd/podgroups.scheduling.run.ai crd/queues.scheduling.run.ai
-"${kubectl[@]}" apply --server-side -f "${GROVE_DIR}/operator/e2e/yaml/queues.yaml"
+  step "CRDs: Grove's, and stand-ins for the KAI kinds Grove's KAI backend writes"
+  "${kubectl[@]}" apply --server-side --force-conflicts \
+    -f "${GROVE_DIR}/operator/api/core/v1alpha1/crds" \
+    -f "${GROVE_DIR}/scheduler/api/core/v1alpha1/crds" \
+    -f "${root}/hack/grove-suite/kai-standins.yaml"
+  "${kubectl[@]}" wait --for condition=Established --timeout 60s \
+    crd/podcliquesets.grove.io crd/podgangs.scheduler.grove.io crd/podgroups.scheduling.run.ai crd/queues.scheduling.run.ai
+  "${kubectl[@]}" apply --server-side -f "${GROVE_DIR}/operator/e2e/yaml/queues.yaml"
 
-step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for the suite's workloads)"
-"${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
-  --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
-  -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
-before="$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')"
-"${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"
-if [ "$before" != "$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')" ]; then
-  # The scheduler reads its configuration at start.
-  "${kubectl[@]}" -n phalanx-system rollout restart deployment/phalanx-scheduler
-fi
-"${kubectl[@]}" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s
+  step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for the suite's workloads)"
+  "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
+    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
+    -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
+  before="$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')"
+  "${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"
+  if [ "$before" != "$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')" ]; then
+    # The scheduler reads its configuration at start.
+    "${kubectl[@]}" -n phalanx-system rollout restart deployment/phalanx-scheduler
+  fi
+  "${kubectl[@]}" -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s
 
-step "Grove's operator (its chart; the profile its e2e cluster uses: kai-scheduler, topology-aware scheduling on)"
-cat >"${out}/grove-values.yaml" <<EOF
+  step "Grove's operator (its chart; the profile its e2e cluster uses: kai-scheduler, topology-aware scheduling on)"
+  cat >"${out}/grove-values.yaml" <<EOF
 replicaCount: 1
 image: {repository: "${GROVE_OPERATOR_IMAGE%:*}", tag: "${GROVE_OPERATOR_IMAGE##*:}", pullPolicy: IfNotPresent}
 crdInstaller:
@@ -113,19 +140,21 @@ config:
     - name: kai-scheduler
   topologyAwareScheduling: {enabled: true}
 EOF
-# Installed anew when its values differ from this run's (the suite's own upgrades change them):
-# an upgrade of the release conflicts with the webhook certificate that Grove's operator
-# writes into the chart's Secret.
-if ! "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.live" 2>/dev/null ||
-   ! cmp -s "${out}/grove-values.live" "${out}/grove-values.installed"; then
-  "${helm[@]}" uninstall grove-operator -n grove-system --wait 2>/dev/null || true
-  # Client-side apply: the suite upgrades the release itself (crdInstaller on and off) with
-  # Helm's SDK, which a server-side install would make conflict with the same Secret.
-  "${helm[@]}" install grove-operator "${GROVE_DIR}/operator/charts" -n grove-system --create-namespace \
-    --server-side=false -f "${out}/grove-values.yaml" --wait --timeout 5m
-  "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.installed"
+  # Installed anew when its values differ from this run's (the suite's own upgrades change them):
+  # an upgrade of the release conflicts with the webhook certificate that Grove's operator
+  # writes into the chart's Secret.
+  if ! "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.live" 2>/dev/null ||
+     ! cmp -s "${out}/grove-values.live" "${out}/grove-values.installed"; then
+    "${helm[@]}" uninstall grove-operator -n grove-system --wait 2>/dev/null || true
+    # Client-side apply: the suite upgrades the release itself (crdInstaller on and off) with
+    # Helm's SDK, which a server-side install would make conflict with the same Secret.
+    "${helm[@]}" install grove-operator "${GROVE_DIR}/operator/charts" -n grove-system --create-namespace \
+      --server-side=false -f "${out}/grove-values.yaml" --wait --timeout 5m
+    "${helm[@]}" get values grove-operator -n grove-system -o yaml >"${out}/grove-values.installed"
+  fi
+  "${kubectl[@]}" -n grove-system rollout status deployment/grove-operator --timeout 300s
+
 fi
-"${kubectl[@]}" -n grove-system rollout status deployment/grove-operator --timeout 300s
 
 step "${agents} fake worker nodes (KWOK) as Grove's e2e cluster lays them out"
 {
