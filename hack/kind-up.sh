@@ -13,7 +13,7 @@
 #   hack/kind-up.sh --scheduler-only
 #                                deploy Phalanx as a gang scheduler alone (manifests/
 #                                scheduler-only: no CRDs, controller or webhook), for a cluster
-#                                where Grove's operator owns PodCliqueSets (hack/grove-suite.sh);
+#                                where Grove's operator owns PodCliqueSets (hack/grove-suite/run.sh);
 #                                implies --no-test (Phalanx's e2e suite needs its controller)
 #   hack/kind-up.sh --down       delete the cluster
 #   hack/kind-up.sh --dry-run    print the steps instead of running them

@@ -31,6 +31,9 @@
 #   GROVE_AGENTS          fake worker nodes (30, as Grove's own cluster script): KWOK nodes
 #                         agent-NN with Grove's worker label, taint, 150Mi of memory and its
 #                         zone/block/rack layout (28/14/7 nodes)
+#   GROVE_POD_START_SECONDS
+#                         (6) seconds from a pod's bind to its Ready on the KWOK workers, as a
+#                         busybox container starts on Grove's own k3d agents
 #   E2E_REGISTRY_PORT     (5001) a registry on localhost that the suite pushes busybox:latest
 #                         to; bin/registry is started there when nothing answers
 #   GROVE_SUITE_OUT       where logs and the summary go (.run/grove-suite, .run/grove-suite-phalanx)
@@ -56,13 +59,14 @@ case "$mode" in
   *) echo "hack/grove-suite/run.sh: GROVE_MODE=${mode}: grove or phalanx" >&2; exit 2 ;;
 esac
 agents="${GROVE_AGENTS:-30}"
+pod_start="${GROVE_POD_START_SECONDS:-6}"
 registry_port="${E2E_REGISTRY_PORT:-5001}"
 packages="${GROVE_PACKAGES:-tests tests/update}"
 setup_only=false
 for arg in "$@"; do
   case "$arg" in
     --setup-only) setup_only=true ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "hack/grove-suite/run.sh: unknown argument: $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -106,7 +110,7 @@ else
 
   step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for the suite's workloads)"
   "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
-    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' \
+    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"],"pluginArgs":{"PodGang":{"unschedulableEvent":"KAI"}}}]' \
     -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
   before="$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')"
   "${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"
@@ -155,6 +159,25 @@ EOF
   "${kubectl[@]}" -n grove-system rollout status deployment/grove-operator --timeout 300s
 
 fi
+
+step "KWOK: pods turn Ready ${pod_start}s after they are bound (a container's start on Grove's k3d agents)"
+# Grove's gang termination acts only on a PodClique whose PodCliqueScheduled condition turned
+# more than 5 s after its creation (InitialScheduleGrace): pods Ready at once let the suite
+# break a gang inside that window, and Grove then reads it as never scheduled.
+awk -v ms="$((pod_start * 1000))" '
+  { print }
+  /^  name: pod-ready$/ { ready = 1 }
+  ready && /^spec:$/ { print "  delay:"; print "    durationMilliseconds: " ms; ready = 0 }
+' "${root}/hack/kwok/stages.yaml" >"${out}/kwok-stages.yaml"
+cat "${root}/hack/kwok/pod-delete-stage.yaml" >>"${out}/kwok-stages.yaml"
+grep -q "durationMilliseconds: $((pod_start * 1000))" "${out}/kwok-stages.yaml" || fail "no pod-ready stage in hack/kwok/stages.yaml to delay"
+before="$("${kubectl[@]}" -n kube-system get configmap kwok-stages -o jsonpath='{.data.stages\.yaml}')"
+"${kubectl[@]}" -n kube-system create configmap kwok-stages --from-file=stages.yaml="${out}/kwok-stages.yaml" \
+  --dry-run=client -o yaml | "${kubectl[@]}" apply --server-side --force-conflicts -f - >/dev/null
+if [ "$before" != "$(cat "${out}/kwok-stages.yaml")" ]; then
+  "${kubectl[@]}" -n kube-system rollout restart deployment/kwok >/dev/null
+fi
+"${kubectl[@]}" -n kube-system rollout status deployment/kwok --timeout 120s >/dev/null
 
 step "${agents} fake worker nodes (KWOK) as Grove's e2e cluster lays them out"
 {

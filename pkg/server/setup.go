@@ -33,8 +33,9 @@ type SetupOptions struct {
 }
 
 // Setup is kube-scheduler's app.Setup (the same steps, in the same order) with two changes:
-// unless so.MemberScheduledEvents, the profiles' event recorders come from a
-// memberevents.Broadcaster (app.Setup builds the recorders inside scheduler.New, from the
+// the profiles' event recorders come from a memberevents.Broadcaster (which leaves out
+// members' Scheduled events unless so.MemberScheduledEvents, and writes KAI's Unschedulable
+// for profiles that ask) (app.Setup builds the recorders inside scheduler.New, from the
 // broadcaster it made a line before, so the wrap cannot be added after it); and the pod
 // informer's handlers see a pod recreated under its name as a delete and an add
 // (splitRecreatedPods).
@@ -59,9 +60,9 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	if _, err := AdaptToServer(ctx, c.Client.Discovery(), utilfeature.DefaultMutableFeatureGate, 30*time.Second); err != nil {
 		return nil, nil, err
 	}
-	if !so.MemberScheduledEvents {
-		c.EventBroadcaster = &memberevents.Broadcaster{EventBroadcasterAdapter: c.EventBroadcaster, StoreOf: so.Runtime.StoreForProfile}
-	}
+	c.EventBroadcaster = &memberevents.Broadcaster{EventBroadcasterAdapter: c.EventBroadcaster,
+		StoreOf: so.Runtime.StoreForProfile, KAIEvents: so.Runtime.KAIEventsForProfile,
+		KeepMemberScheduled: so.MemberScheduledEvents}
 	cc := c.Complete()
 	registry := make(runtime.Registry)
 	for _, option := range outOfTree {

@@ -36,6 +36,9 @@ type profile struct {
 	// writer, whichever plugin preempted (a PodGang member may preempt a PodGroup).
 	sinks   map[gang.Kind]StatusSink
 	planner Planner
+	// kaiEvents: the profile's pods are told they do not fit in KAI's words
+	// (config.UnschedulableEventKAI).
+	kaiEvents bool
 }
 
 // NewRuntime returns the Runtime of one scheduler.
@@ -114,6 +117,29 @@ func (r *Runtime) StoreForProfile(name string) *gang.Store {
 		}
 	}
 	return nil
+}
+
+// SetKAIEvents records that a profile's unschedulable pods get KAI's Unschedulable event in
+// place of FailedScheduling (GangArgs.UnschedulableEvent "KAI"); call after SharedStore.
+func (r *Runtime) SetKAIEvents(h fwk.Handle) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[h]; p != nil {
+		p.kaiEvents = true
+	}
+}
+
+// KAIEventsForProfile reports whether the running profile named name (its schedulerName)
+// writes KAI's Unschedulable event (SetKAIEvents).
+func (r *Runtime) KAIEventsForProfile(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for h, p := range r.profiles {
+		if h.ProfileName() == name {
+			return p.kaiEvents
+		}
+	}
+	return false
 }
 
 // SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a

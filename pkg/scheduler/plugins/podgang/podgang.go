@@ -96,6 +96,9 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 			return nil, fmt.Errorf("%s: watching pods for the queue keys: %w", Name, err)
 		}
 	}
+	if args.UnschedulableEvent == config.UnschedulableEventKAI {
+		rt.SetKAIEvents(h)
+	}
 	store.SetReservationHold(args.ReservationHold())
 	store.SetExtraHold(args.ExtraHold())
 	status := newStatusWriter(client, gangs.Lister(), store, h.EventRecorder())
@@ -103,7 +106,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold())
+	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "unschedulableEvent", args.UnschedulableEvent)
 	return p, nil
 }
 

@@ -372,8 +372,11 @@ func TestDecodeArgs(t *testing.T) {
 	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{SurgeLabelKey: "not a label!"}}); err == nil || !strings.Contains(err.Error(), "surgeLabelKey") {
 		t.Errorf("bad label: err = %v", err)
 	}
+	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{UnschedulableEvent: "Unschedulable"}}); err == nil || !strings.Contains(err.Error(), "unschedulableEvent") || !strings.Contains(err.Error(), `"KAI"`) {
+		t.Errorf("unknown unschedulableEvent: err = %v, want it to name the field and the values it takes", err)
+	}
 	a, err := decodeArgs(nil)
-	if err != nil || a.PermitWaitingTime() != 30*time.Second || a.Backoff() != 5*time.Second || a.SurgeLabelKey != "phalanx.dev/surge" {
+	if err != nil || a.PermitWaitingTime() != 30*time.Second || a.Backoff() != 5*time.Second || a.SurgeLabelKey != "phalanx.dev/surge" || a.UnschedulableEvent != config.UnschedulableEventFailedScheduling {
 		t.Errorf("defaults: %+v %v", a, err)
 	}
 }
