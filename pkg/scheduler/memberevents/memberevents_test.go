@@ -23,12 +23,12 @@ import (
 // sink records what reaches the wrapped recorder.
 type sink struct{ got []string }
 
-func (s *sink) StartRecordingToSink(<-chan struct{})                          {}
-func (s *sink) NewRecorder(string) events.EventRecorderLogger                 { return &rec{s} }
+func (s *sink) StartRecordingToSink(<-chan struct{})          {}
+func (s *sink) NewRecorder(string) events.EventRecorderLogger { return &rec{s} }
 func (s *sink) DeprecatedNewLegacyRecorder(name string) record.EventRecorderLogger {
 	return &legacyRec{s: s, component: name}
 }
-func (s *sink) Shutdown()                                                     {}
+func (s *sink) Shutdown() {}
 
 type rec struct{ s *sink }
 
