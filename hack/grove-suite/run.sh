@@ -240,6 +240,9 @@ for pkg in $packages; do
     -skip "${GROVE_SKIP-Test_CM1_CertManagementRoundTrip}" "./e2e/${pkg}/") >"$log" 2>&1 || status=1
   grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|(ok|FAIL)\s)' "$log" | grep -v '^=== RUN' || true
 done
-step "summary"
-cat "${out}"/*.log | grep -E '^--- (PASS|FAIL|SKIP)' | awk '{print $2}' | sort | uniq -c
+step "summary (${out}/summary.txt: each test's result and time)"
+for pkg in $packages; do
+  grep -E '^--- (PASS|FAIL|SKIP)' "${out}/$(echo "$pkg" | tr / -).log" | sed "s|^--- |${pkg} |" || true
+done >"${out}/summary.txt"
+awk '{print $2}' "${out}/summary.txt" | sort | uniq -c
 exit "$status"
