@@ -42,7 +42,7 @@ EOF2
     fi
   } >"${dir}/full/kustomization.yaml"
   "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system \
-    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang","PodGroup"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"],"pluginArgs":{"PodGang":{"unschedulableEvent":"KAI"}}}]' \
+    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang","PodGroup"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' --set-json 'pluginArgs.PodGang.kaiEventProfiles=["kai-scheduler"]' \
     -s templates/configmap.yaml >"${dir}/full/config.yaml"
   k apply --server-side --force-conflicts -k "${dir}/full" >/dev/null
   k apply --server-side --force-conflicts -f "${dir}/full/config.yaml" >/dev/null

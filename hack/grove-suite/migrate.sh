@@ -91,7 +91,7 @@ k delete mutatingwebhookconfiguration phalanx --ignore-not-found >/dev/null
 k delete validatingwebhookconfiguration phalanx --ignore-not-found >/dev/null
 k apply --server-side --force-conflicts -k "${dir}/overlay" >/dev/null
 "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
-  --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"],"pluginArgs":{"PodGang":{"unschedulableEvent":"KAI"}}}]' \
+  --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' --set-json 'pluginArgs.PodGang.kaiEventProfiles=["kai-scheduler"]' \
   -s templates/configmap.yaml | k apply --server-side --force-conflicts -f - >/dev/null
 k -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s >/dev/null
 go build -mod=vendor -o "${bin}/kubectl-phalanx" "${root}/cmd/kubectl-phalanx"

@@ -110,7 +110,7 @@ else
 
   step "Phalanx: a profile for each schedulerName Grove stamps (kai-scheduler for the suite's workloads)"
   "${bin}/helm" template phalanx "${root}/manifests/helm/phalanx" -n phalanx-system --set mode=schedulerOnly \
-    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"],"pluginArgs":{"PodGang":{"unschedulableEvent":"KAI"}}}]' \
+    --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' --set-json 'pluginArgs.PodGang.kaiEventProfiles=["kai-scheduler"]' \
     -s templates/configmap.yaml >"${out}/phalanx-config.yaml"
   before="$("${kubectl[@]}" -n phalanx-system get configmap phalanx-scheduler-config -o jsonpath='{.data.config\.yaml}')"
   "${kubectl[@]}" apply --server-side --force-conflicts -f "${out}/phalanx-config.yaml"

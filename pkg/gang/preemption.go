@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Gang-aware preemption (DESIGN.md rule 9) keeps two records in the store: on the preemptor,
+// Gang-aware preemption (docs/architecture.md rule 9) keeps two records in the store: on the preemptor,
 // the victims it evicted and the room it planned, held for it with the replacement-hold
 // machinery (the preemption is a reservation of the room it frees, so that a third pod cannot
 // take it); on each victim gang, that it is a disruption target, and for whom.
@@ -169,7 +169,7 @@ func DisruptionTargetCondition(st Status, generation int64) (metav1.Condition, b
 
 // ClearedDisruptionTarget is the condition that replaces a DisruptionTarget condition Phalanx
 // wrote once the gang no longer carries the mark; a DisruptionTarget of another writer (the
-// operator's, any other reason) is left alone (DESIGN.md rule 10).
+// operator's, any other reason) is left alone (docs/architecture.md rule 10).
 func ClearedDisruptionTarget(live []metav1.Condition, generation int64) (metav1.Condition, bool) {
 	for _, c := range live {
 		if c.Type == ConditionDisruptionTarget && c.Reason == ReasonPreempted && c.Status == metav1.ConditionTrue {

@@ -17,7 +17,7 @@ import (
 // objects, so a restarted scheduler resumes where the last one stopped.
 //
 // The methods are grouped by file: intake.go records gang objects, pods and the binding cycle
-// (the only writes of membership); rules.go answers the rules of DESIGN.md (quorum,
+// (the only writes of membership); rules.go answers the rules of docs/architecture.md (quorum,
 // established, base before scaled); queries.go what is still to place and the queue order;
 // placement.go the topology domain; waits.go back-off and why a gang waits; status.go the
 // summary for status writers and metrics; reservation.go the replacement holds.
@@ -77,7 +77,7 @@ type entry struct {
 	packNote string
 	// served is set once a member for this scheduler has been seen, and stays while the entry
 	// lives: a gang with no such member belongs to another scheduler, whose status and events
-	// are not Phalanx's to write (DESIGN.md rule 10).
+	// are not Phalanx's to write (docs/architecture.md rule 10).
 	served bool
 	// lingering is the reservation of a gang object that was deleted while its hold was
 	// active (a recreated replica's gang, deleted to be created again): the hold stays for

@@ -1,7 +1,7 @@
 // Package gang is the gang model of Phalanx: which pods form a gang, when a gang has its
 // quorum, when it is established, which members are surge members, and when a scaled gang may
 // start. It is the one engine behind the PodGang and PodGroup scheduler plugins and it imports
-// neither the scheduler framework nor client-go, so that every rule of DESIGN.md
+// neither the scheduler framework nor client-go, so that every rule of docs/architecture.md
 // ("Scheduling semantics") is tested here without a scheduler.
 //
 // The rules, as implemented:

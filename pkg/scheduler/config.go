@@ -119,7 +119,7 @@ func podGangArgs(o ConfigOptions) []byte {
 
 // Profile is the phalanx-scheduler profile: the default plugins plus the Phalanx plugins,
 // without DefaultPreemption (the gang plugins preempt for every pod of the profile: whole
-// gangs as the unit, DESIGN.md rule 9; the default scheduler's profile keeps its own).
+// gangs as the unit, docs/architecture.md rule 9; the default scheduler's profile keeps its own).
 func Profile() configv1.KubeSchedulerProfile {
 	return configv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(SchedulerName),

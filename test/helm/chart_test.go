@@ -171,7 +171,7 @@ func TestChartValues(t *testing.T) {
 		"nodeSelector.pool=system", "tolerations[0].key=dedicated", "tolerations[0].operator=Exists",
 		"priorityClassName=", "metrics.service.enabled=false", "pluginArgs.PodGang.permitWaitingTimeSeconds=90",
 		"profiles[0].schedulerName=gpu-gangs", "profiles[0].plugins[0]=PodGang",
-		"profiles[1].schedulerName=kai-scheduler", "profiles[1].plugins[0]=PodGang", "profiles[1].pluginArgs.PodGang.unschedulableEvent=KAI")
+		"profiles[1].schedulerName=kai-scheduler", "profiles[1].plugins[0]=PodGang", "pluginArgs.PodGang.kaiEventProfiles[0]=kai-scheduler")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,12 +210,9 @@ func TestChartValues(t *testing.T) {
 			t.Errorf("scheduler configuration lacks %s:\n%s", want, cfg)
 		}
 	}
-	// A profile's own pluginArgs are laid over the chart-wide ones, for that profile only.
-	if n := strings.Count(cfg, `"permitWaitingTimeSeconds":90`); n != 2 {
-		t.Errorf("chart-wide PodGang args in %d profiles, want both:\n%s", n, cfg)
-	}
-	if n := strings.Count(cfg, `"unschedulableEvent":"KAI"`); n != 1 || !strings.Contains(cfg[strings.Index(cfg, "schedulerName: kai-scheduler"):], `"unschedulableEvent":"KAI"`) {
-		t.Errorf("profiles[1].pluginArgs should reach kai-scheduler's PodGang args alone (found %d times):\n%s", n, cfg)
+	// PodGang is the queue-sort plugin: kube-scheduler wants its args the same in every profile.
+	if n := strings.Count(cfg, `"kaiEventProfiles":["kai-scheduler"],"permitWaitingTimeSeconds":90`); n != 2 {
+		t.Errorf("PodGang args alike in %d profiles, want both:\n%s", n, cfg)
 	}
 	if strings.Contains(cfg, "schedulerName: phalanx-scheduler") {
 		t.Errorf("profiles replaced the default profile, but it is still rendered:\n%s", cfg)
@@ -244,7 +241,6 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"profile without a name", []string{"profiles[0].plugins[0]=PodGang"}, "profiles[0].schedulerName: must be set"},
 		{"two profiles one name", []string{"profiles[0].schedulerName=x", "profiles[0].plugins[0]=PodGang", "profiles[1].schedulerName=x", "profiles[1].plugins[0]=PodGang"}, `profiles[1].schedulerName: "x" is used by two profiles`},
 		{"args of an unknown plugin", []string{"pluginArgs.Gang.backoffSeconds=1"}, "pluginArgs.Gang: unknown plugin"},
-		{"profile args of a plugin it lacks", []string{"profiles[0].schedulerName=x", "profiles[0].plugins[0]=PodGang", "profiles[0].pluginArgs.PodGroup.backoffSeconds=1"}, "profiles[0].pluginArgs.PodGroup: the profile does not enable PodGroup"},
 		{"ServiceMonitor without the Prometheus operator", []string{"metrics.serviceMonitor.enabled=true"}, "metrics.serviceMonitor.enabled: the cluster does not serve monitoring.coreos.com/v1"},
 		{"webhook failure policy", []string{"webhook.failurePolicy=Sometimes"}, "webhook.failurePolicy: must be Fail or Ignore"},
 	} {

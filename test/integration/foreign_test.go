@@ -13,7 +13,7 @@ import (
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
-// DESIGN.md rule 10: a PodGang whose pods are all for another scheduler is that scheduler's.
+// docs/architecture.md rule 10: a PodGang whose pods are all for another scheduler is that scheduler's.
 // Phalanx writes no status and no event on it, however often it sees the gang change.
 func TestForeignPodGangLeftAlone(t *testing.T) {
 	env := framework.Shared(t)

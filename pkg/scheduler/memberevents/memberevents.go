@@ -6,7 +6,7 @@
 //     quorum binds) names every member and its node. Members placed on their own later (surge
 //     members, members above the minimum, replacements) keep their per-pod event, as do pods of
 //     no gang and every other event;
-//   - for a profile that speaks KAI's words (GangArgs.UnschedulableEvent "KAI"), it writes a
+//   - for a profile that speaks KAI's words (PodGangArgs.KAIEventProfiles), it writes a
 //     pod's FailedScheduling as KAI's scheduler does: a core/v1 Warning event of reason
 //     Unschedulable from the component named as the profile, which tools written against KAI
 //     (Grove's e2e suite) look for.

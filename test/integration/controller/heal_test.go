@@ -41,7 +41,7 @@ func finish(t *testing.T, env *framework.Env, ns, name string, phase corev1.PodP
 	return uid
 }
 
-// DESIGN.md self-healing, outside any update: an evicted member (phase Failed, reason Evicted,
+// Self-healing (docs/architecture.md), outside any update: an evicted member (phase Failed, reason Evicted,
 // the object left in place) and a member that exited (Succeeded) are holes. Each is deleted
 // and recreated at its index, with an event on the PodCliqueSet and a count in
 // phalanx_members_replaced_total, and the PodCliqueSet is available again.

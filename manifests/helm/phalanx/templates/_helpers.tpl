@@ -63,11 +63,6 @@ phalanx.validate fails the install with a message naming the value and the reaso
 {{- fail (printf "profiles[%d].plugins: unknown plugin %q (known: %s)" $i . (join ", " $known)) -}}
 {{- end -}}
 {{- end -}}
-{{- range $name, $_ := ($p.pluginArgs | default dict) -}}
-{{- if not (has $name $p.plugins) -}}
-{{- fail (printf "profiles[%d].pluginArgs.%s: the profile does not enable %s (its plugins: %s)" $i $name $name (join ", " $p.plugins)) -}}
-{{- end -}}
-{{- end -}}
 {{- end -}}
 {{- range $name, $_ := $v.pluginArgs -}}
 {{- if not (has $name $known) -}}

@@ -39,29 +39,39 @@ type GangArgs struct {
 	// Default 30. Read by the PodGang plugin only, for every gang of its profile (one gang
 	// engine per profile); a profile without it holds no extras.
 	ExtraHoldSeconds *int64 `json:"extraHoldSeconds,omitempty"`
-	// UnschedulableEvent is the event a pod of the profile gets when a cycle cannot place it:
-	// "FailedScheduling" (default: kube-scheduler's Warning FailedScheduling, events.k8s.io) or
-	// "KAI" (KAI scheduler's: a Warning event of reason Unschedulable written through the core
-	// Events API with source component the profile's schedulerName, in place of
-	// FailedScheduling; repeats are counted on one event). "KAI" is for a profile that stands
-	// in for KAI's scheduler (schedulerName kai-scheduler) where tools read KAI's events:
-	// Grove's e2e suite waits for them (docs/grove-suite.md). A gang plugin of a profile asking
-	// for "KAI" sets it for every pod of the profile.
-	UnschedulableEvent string `json:"unschedulableEvent,omitempty"`
 }
-
-// The values of GangArgs.UnschedulableEvent.
-const (
-	UnschedulableEventFailedScheduling = "FailedScheduling"
-	UnschedulableEventKAI              = "KAI"
-)
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// PodGangArgs configure the PodGang plugin.
+// PodGangArgs configure the PodGang plugin. PodGang is also the queue-sort plugin, whose args
+// kube-scheduler requires to be the same in every profile: what differs by profile is listed
+// by profile name.
 type PodGangArgs struct {
 	metav1.TypeMeta `json:",inline"`
 	GangArgs        `json:",inline"`
+	// KAIEventProfiles are the profiles (schedulerNames) whose pods, when a cycle cannot place
+	// them, get KAI scheduler's event in place of kube-scheduler's FailedScheduling: a Warning
+	// of reason Unschedulable written through the core Events API with source component the
+	// profile's name (repeats counted on one event). For a profile that stands in for KAI's
+	// scheduler (kai-scheduler) where tools read KAI's events: Grove's e2e suite waits for them
+	// (docs/grove-suite.md). Default none.
+	KAIEventProfiles []string `json:"kaiEventProfiles,omitempty"`
+}
+
+// Validate reports every invalid field with its path.
+func (a *PodGangArgs) Validate(path *field.Path) field.ErrorList {
+	errs := a.GangArgs.Validate(path)
+	seen := map[string]bool{}
+	for i, name := range a.KAIEventProfiles {
+		p := path.Child("kaiEventProfiles").Index(i)
+		if name == "" {
+			errs = append(errs, field.Required(p, "a profile's schedulerName"))
+		} else if seen[name] {
+			errs = append(errs, field.Duplicate(p, name))
+		}
+		seen[name] = true
+	}
+	return errs
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -121,9 +131,6 @@ func (a *GangArgs) setDefaults(permit int64) {
 		v := DefaultExtraHoldSeconds
 		a.ExtraHoldSeconds = &v
 	}
-	if a.UnschedulableEvent == "" {
-		a.UnschedulableEvent = UnschedulableEventFailedScheduling
-	}
 }
 
 // Validate reports every invalid field with its path.
@@ -140,11 +147,6 @@ func (a *GangArgs) Validate(path *field.Path) field.ErrorList {
 	}
 	if a.ExtraHoldSeconds != nil && *a.ExtraHoldSeconds < 0 {
 		errs = append(errs, field.Invalid(path.Child("extraHoldSeconds"), *a.ExtraHoldSeconds, "must not be negative (0 turns the hold off)"))
-	}
-	switch a.UnschedulableEvent {
-	case "", UnschedulableEventFailedScheduling, UnschedulableEventKAI:
-	default:
-		errs = append(errs, field.NotSupported(path.Child("unschedulableEvent"), a.UnschedulableEvent, []string{UnschedulableEventFailedScheduling, UnschedulableEventKAI}))
 	}
 	if a.SurgeLabelKey != "" {
 		for _, msg := range validation.IsQualifiedName(a.SurgeLabelKey) {

@@ -27,7 +27,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 )
 
-// Gang-aware preemption (DESIGN.md rule 9) replaces kube-scheduler's DefaultPreemption in the
+// Gang-aware preemption (docs/architecture.md rule 9) replaces kube-scheduler's DefaultPreemption in the
 // Phalanx profiles. The preemptor is the whole deficit of its gang (every member its quorum
 // still needs), or one pod (a pod of no gang, or a member placed on its own once its gang's
 // quorum is bound). It finds one placement for all of them with the planner, on the snapshot

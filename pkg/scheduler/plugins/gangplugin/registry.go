@@ -37,7 +37,7 @@ type profile struct {
 	sinks   map[gang.Kind]StatusSink
 	planner Planner
 	// kaiEvents: the profile's pods are told they do not fit in KAI's words
-	// (config.UnschedulableEventKAI).
+	// (PodGangArgs.KAIEventProfiles).
 	kaiEvents bool
 }
 
@@ -120,7 +120,7 @@ func (r *Runtime) StoreForProfile(name string) *gang.Store {
 }
 
 // SetKAIEvents records that a profile's unschedulable pods get KAI's Unschedulable event in
-// place of FailedScheduling (GangArgs.UnschedulableEvent "KAI"); call after SharedStore.
+// place of FailedScheduling (PodGangArgs.KAIEventProfiles); call after SharedStore.
 func (r *Runtime) SetKAIEvents(h fwk.Handle) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,6 +6,7 @@ package podgang
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,7 +97,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 			return nil, fmt.Errorf("%s: watching pods for the queue keys: %w", Name, err)
 		}
 	}
-	if args.UnschedulableEvent == config.UnschedulableEventKAI {
+	if slices.Contains(args.KAIEventProfiles, h.ProfileName()) {
 		rt.SetKAIEvents(h)
 	}
 	store.SetReservationHold(args.ReservationHold())
@@ -106,7 +107,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "unschedulableEvent", args.UnschedulableEvent)
+	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "kaiEvents", slices.Contains(args.KAIEventProfiles, h.ProfileName()))
 	return p, nil
 }
 

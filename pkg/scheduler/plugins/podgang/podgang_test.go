@@ -372,11 +372,14 @@ func TestDecodeArgs(t *testing.T) {
 	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{SurgeLabelKey: "not a label!"}}); err == nil || !strings.Contains(err.Error(), "surgeLabelKey") {
 		t.Errorf("bad label: err = %v", err)
 	}
-	if _, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{UnschedulableEvent: "Unschedulable"}}); err == nil || !strings.Contains(err.Error(), "unschedulableEvent") || !strings.Contains(err.Error(), `"KAI"`) {
-		t.Errorf("unknown unschedulableEvent: err = %v, want it to name the field and the values it takes", err)
+	if _, err := decodeArgs(&config.PodGangArgs{KAIEventProfiles: []string{"kai-scheduler", ""}}); err == nil || !strings.Contains(err.Error(), "kaiEventProfiles[1]") {
+		t.Errorf("empty profile name: err = %v, want it to name kaiEventProfiles[1]", err)
+	}
+	if _, err := decodeArgs(&config.PodGangArgs{KAIEventProfiles: []string{"kai-scheduler", "kai-scheduler"}}); err == nil || !strings.Contains(err.Error(), "kaiEventProfiles[1]") {
+		t.Errorf("repeated profile name: err = %v, want it to name kaiEventProfiles[1]", err)
 	}
 	a, err := decodeArgs(nil)
-	if err != nil || a.PermitWaitingTime() != 30*time.Second || a.Backoff() != 5*time.Second || a.SurgeLabelKey != "phalanx.dev/surge" || a.UnschedulableEvent != config.UnschedulableEventFailedScheduling {
+	if err != nil || a.PermitWaitingTime() != 30*time.Second || a.Backoff() != 5*time.Second || a.SurgeLabelKey != "phalanx.dev/surge" || len(a.KAIEventProfiles) != 0 {
 		t.Errorf("defaults: %+v %v", a, err)
 	}
 }

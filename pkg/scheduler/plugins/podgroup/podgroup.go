@@ -65,9 +65,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	if args.UnschedulableEvent == config.UnschedulableEventKAI {
-		rt.SetKAIEvents(h)
-	}
 	client, err := versioned.NewForConfig(gangplugin.JSONConfig(h.KubeConfig()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating the PodGroup client: %w", Name, err)

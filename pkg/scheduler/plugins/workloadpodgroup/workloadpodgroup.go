@@ -76,9 +76,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	if args.UnschedulableEvent == config.UnschedulableEventKAI {
-		rt.SetKAIEvents(h)
-	}
 	// A factory of its own: the scheduler's would wait for this informer before scheduling
 	// anything, and the API may not be served.
 	factory := informers.NewSharedInformerFactory(h.ClientSet(), 0)
