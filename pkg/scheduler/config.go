@@ -36,6 +36,9 @@ type ConfigOptions struct {
 	// Phalanx serve pods that an operator stamps with its own scheduler's name (Grove's
 	// lpx-scheduler backend, see docs/operations.md).
 	SchedulerNames []string
+	// KAIEventProfiles sets the PodGang plugin's kaiEventProfiles: the profiles whose pods get
+	// KAI scheduler's Unschedulable event in place of FailedScheduling.
+	KAIEventProfiles []string
 }
 
 // ValidateSchedulerNames reports what is wrong with names for --scheduler-names: each must be
@@ -109,11 +112,14 @@ func podGangArgs(o ConfigOptions) []byte {
 	if o.ExtraHold > 0 {
 		args["extraHoldSeconds"] = int64(o.ExtraHold / time.Second)
 	}
+	if len(o.KAIEventProfiles) > 0 {
+		args["kaiEventProfiles"] = o.KAIEventProfiles
+	}
 	if len(args) == 0 {
 		return nil
 	}
 	args["apiVersion"], args["kind"] = configv1.SchemeGroupVersion.String(), "PodGangArgs"
-	raw, _ := json.Marshal(args) // a map of strings and integers always marshals
+	raw, _ := json.Marshal(args) // a map of strings, string lists and integers always marshals
 	return raw
 }
 

@@ -41,6 +41,11 @@ type Phalanx struct {
 	ReservationHold time.Duration
 	// ExtraHold overrides the PodGang plugin's extraHoldSeconds (default config only).
 	ExtraHold time.Duration
+	// SchedulerNames are the profiles of the default config (one Phalanx profile each; empty:
+	// phalanx-scheduler alone).
+	SchedulerNames []string
+	// KAIEventProfiles sets the PodGang plugin's kaiEventProfiles (default config only).
+	KAIEventProfiles []string
 	// ControllerOptions, when set, replace the tests' controller options (2 workers, QPS 100,
 	// burst 200), e.g. with server.DefaultControllerOptions() to measure the binary's defaults.
 	ControllerOptions *server.ControllerOptions
@@ -65,7 +70,8 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	config := p.Config
 	if config == nil {
 		var err error
-		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold, ExtraHold: p.ExtraHold}); err != nil {
+		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold, ExtraHold: p.ExtraHold,
+			SchedulerNames: p.SchedulerNames, KAIEventProfiles: p.KAIEventProfiles}); err != nil {
 			t.Fatal(err)
 		}
 	}
