@@ -70,6 +70,10 @@ k -n "$ns" apply -f "${GROVE_DIR}/operator/e2e/yaml/workload1.yaml" >/dev/null
 wait_for "10 pods Running" 180 all_running 10
 snapshot >"${out}/grove.txt"
 echo "   $(grep -c '' "${out}/grove.txt") objects"
+generation() { k -n "$ns" get pcs "$pcs" -o jsonpath='{.metadata.generation}'; }
+# The spec is nobody's to change on a move: a new generation reads as a new revision to
+# Grove's operator, which would then roll the set out again.
+gen="$(generation)"
 
 step "2. Grove's operator stopped; Phalanx's controller with --adopt-from=grove-operator"
 "${bin}/helm" --kubeconfig "$kubeconfig" uninstall grove-operator -n grove-system --wait >/dev/null
@@ -80,6 +84,7 @@ wait_for "every object labelled managed-by=phalanx" 60 managed_by_all phalanx
 snapshot >"${out}/phalanx.txt"
 kept "${out}/grove.txt" "${out}/phalanx.txt"
 echo "   every pod, PodClique, scaling group and PodGang kept: $(grep -c '' "${out}/phalanx.txt") objects"
+[ "$(generation)" = "$gen" ] || fail "the adoption changed the PodCliqueSet's spec (generation ${gen} -> $(generation))"
 k -n "$ns" scale podcliquescalinggroup "${pcs}-0-sg-x" --replicas=3 >/dev/null
 wait_for "Phalanx scaling sg-x to 3 (14 pods Running)" 180 all_running 14
 snapshot >"${out}/phalanx-scaled.txt"
@@ -98,6 +103,7 @@ go build -mod=vendor -o "${bin}/kubectl-phalanx" "${root}/cmd/kubectl-phalanx"
 "${bin}/kubectl-phalanx" --kubeconfig "$kubeconfig" -n "$ns" handback "pcs/${pcs}"
 snapshot >"${out}/handed.txt"
 kept "${out}/phalanx-scaled.txt" "${out}/handed.txt"
+[ "$(generation)" = "$gen" ] || fail "the PodCliqueSet's spec changed while Phalanx had it (generation ${gen} -> $(generation))"
 rm -f "${out}/../grove-values.installed"
 GROVE_PACKAGES="" "${root}/hack/grove-suite/run.sh" --setup-only >"${out}/reinstall.log" 2>&1 || fail "reinstalling Grove's operator: ${out}/reinstall.log"
 # Grove has taken the set over when its own status writes show every PodClique at its

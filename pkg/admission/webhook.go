@@ -83,11 +83,24 @@ func denied(code int32, msg string) *admissionv1.AdmissionResponse {
 
 // mutate applies Default and answers with one JSON patch that replaces the spec when
 // defaulting changed it. The object the API server sends is already pruned to the schema, so
-// the typed round trip loses nothing.
+// the typed round trip loses nothing. An update that leaves the spec as it was (labels,
+// annotations, finalizers, another controller's relabelling) is not defaulted: filling in a
+// spec nobody changed would raise metadata.generation, which operators read as a new
+// revision (a PodCliqueSet Grove's operator made, adopted by Phalanx and handed back, would be
+// rolled out anew by Grove for nothing).
 func mutate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	pcs, err := decode(req.Object.Raw)
 	if err != nil {
 		return denied(http.StatusBadRequest, err.Error())
+	}
+	if req.Operation == admissionv1.Update {
+		old, err := decode(req.OldObject.Raw)
+		if err != nil {
+			return denied(http.StatusBadRequest, "old object: "+err.Error())
+		}
+		if apiequality.Semantic.DeepEqual(old.Spec, pcs.Spec) {
+			return &admissionv1.AdmissionResponse{Allowed: true}
+		}
 	}
 	before := pcs.Spec.DeepCopy()
 	Default(pcs)

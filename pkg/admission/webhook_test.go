@@ -80,6 +80,19 @@ func TestMutatingWebhookPatchesDefaults(t *testing.T) {
 	if resp := review(t, MutatePath, admissionv1.Update, want, want); !resp.Allowed || resp.Patch != nil {
 		t.Errorf("defaulted object patched again: %+v", resp)
 	}
+	// An update of metadata alone leaves an undefaulted spec as it is (another operator's
+	// object, relabelled on adoption: defaulting it would raise its generation).
+	relabelled := example()
+	relabelled.Annotations = map[string]string{"phalanx.dev/adopted-from": "grove-operator"}
+	if resp := review(t, MutatePath, admissionv1.Update, relabelled, example()); !resp.Allowed || resp.Patch != nil {
+		t.Errorf("metadata-only update got its spec defaulted: %+v", resp)
+	}
+	// A spec change on update is defaulted.
+	changed := example()
+	changed.Spec.Replicas++
+	if resp := review(t, MutatePath, admissionv1.Update, changed, example()); !resp.Allowed || resp.Patch == nil {
+		t.Errorf("spec change on update not defaulted: %+v", resp)
+	}
 }
 
 func TestValidatingWebhookAnswers422WithFieldPaths(t *testing.T) {

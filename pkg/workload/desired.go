@@ -248,7 +248,7 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 		for _, j := range groupReplicas {
 			gang := base
 			if j >= int(minAvail) {
-				gang = b.gang(ScaledPodGangName(pcs.Name, r, cfg.Name, j), base.Name)
+				gang = b.gang(ScaledPodGangName(pcs.Name, r, cfg.Name, j-int(minAvail)), base.Name)
 			}
 			var podGroups []string
 			for _, cn := range cfg.CliqueNames {
@@ -258,7 +258,8 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 					podGroups = append(podGroups, name)
 				}
 			}
-			groupConstraint(gang, cfg, ScaledPodGangName(pcs.Name, r, cfg.Name, j), podGroups)
+			// Named as Grove names it: the scaling group's name and the group replica.
+			groupConstraint(gang, cfg, fmt.Sprintf("%s-%d", sgName, j), podGroups)
 		}
 	}
 }

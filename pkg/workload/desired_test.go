@@ -49,8 +49,9 @@ func TestDesiredDisaggregated(t *testing.T) {
 		gangs[g.Name] = n
 	}
 	p := "multinode-disaggregated-inference-0"
-	if gangs[p] != 9 || gangs[p+"-prefill-1"] != 3 || gangs[p+"-decode-1"] != 3 {
-		t.Errorf("gang sizes %v: base = frontend 3 + two group replicas of 3, scaled = 3", gangs)
+	// Scaled gangs are numbered as Grove numbers them: group replica 1 (minAvailable 1) is -0.
+	if gangs[p] != 9 || gangs[p+"-prefill-0"] != 3 || gangs[p+"-decode-0"] != 3 || len(gangs) != 6 {
+		t.Errorf("gang sizes %v: base = frontend 3 + two group replicas of 3, scaled = 3, numbered from 0", gangs)
 	}
 	for _, pod := range w.Pods {
 		if pod.Labels[grovev1.LabelPodGang] == "" || pod.Spec.Hostname != pod.Name {
@@ -189,7 +190,7 @@ func TestGangLevelsFromGroveTopology(t *testing.T) {
 	p := "multinode-disaggregated-inference-0"
 	want := map[string][]string{
 		p + "/" + p + "-prefill-0":           {p + "-prefill-0-prefill-leader", p + "-prefill-0-prefill-worker"},
-		p + "-prefill-1/" + p + "-prefill-1": {p + "-prefill-1-prefill-leader", p + "-prefill-1-prefill-worker"},
+		p + "-prefill-0/" + p + "-prefill-1": {p + "-prefill-1-prefill-leader", p + "-prefill-1-prefill-worker"},
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(groups[k], v) {

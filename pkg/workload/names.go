@@ -49,10 +49,12 @@ func GroupCliqueName(pcs string, replica int, group string, groupReplica int, cl
 // BasePodGangName is "<pcs>-<replica>".
 func BasePodGangName(pcs string, replica int) string { return fmt.Sprintf("%s-%d", pcs, replica) }
 
-// ScaledPodGangName is "<pcs>-<replica>-<group>-<groupReplica>" for a scaling-group replica
-// at or above minAvailable.
-func ScaledPodGangName(pcs string, replica int, group string, groupReplica int) string {
-	return fmt.Sprintf("%s-%d-%s-%d", pcs, replica, group, groupReplica)
+// ScaledPodGangName is "<pcs>-<replica>-<group>-<scaledIndex>", the gang of a scaling-group
+// replica at or above minAvailable, numbered as Grove's operator numbers them: scaledIndex is
+// the replica's index less minAvailable (the first scaled replica's gang ends in -0). Tools and
+// operators that compute a gang's name from the group replica (Grove's, on a hand-back) find it.
+func ScaledPodGangName(pcs string, replica int, group string, scaledIndex int) string {
+	return fmt.Sprintf("%s-%d-%s-%d", pcs, replica, group, scaledIndex)
 }
 
 // ServiceName is the headless Service of a PCS replica, "<pcs>-<replica>".

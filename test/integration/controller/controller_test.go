@@ -75,7 +75,7 @@ func TestDisaggregatedExample(t *testing.T) {
 			t.Errorf("base gang %s podgroups = %v, want %v", p, got[p], wantBase)
 		}
 		for _, sg := range []string{"prefill", "decode"} {
-			name := fmt.Sprintf("%s-%s-1", p, sg)
+			name := workload.ScaledPodGangName(pcsName, r, sg, 0) // group replica 1, the first above minAvailable 1
 			want := map[string]int32{fmt.Sprintf("%s-%s-1-%s-leader", p, sg, sg): 1, fmt.Sprintf("%s-%s-1-%s-worker", p, sg, sg): 2}
 			if fmt.Sprint(got[name]) != fmt.Sprint(want) {
 				t.Errorf("scaled gang %s podgroups = %v, want %v", name, got[name], want)
@@ -185,7 +185,7 @@ func TestScaling(t *testing.T) {
 	if got := framework.IndicesOf(pods, workload.GroupCliqueName(pcsName, 0, "prefill", 2, "prefill-worker")); fmt.Sprint(got) != "[0 1]" {
 		t.Errorf("new group replica's worker indices %v", got)
 	}
-	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, workload.ScaledPodGangName(pcsName, 0, "prefill", 2), metav1.GetOptions{}); err != nil {
+	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, workload.ScaledPodGangName(pcsName, 0, "prefill", 1), metav1.GetOptions{}); err != nil {
 		t.Errorf("scaled gang of the new group replica: %v", err)
 	}
 	setScale(2)

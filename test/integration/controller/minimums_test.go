@@ -16,6 +16,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
+	"github.com/phalanx-sched/phalanx/pkg/workload"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
@@ -85,7 +86,7 @@ func TestMinimumsBeforeExtrasAsCapacityArrives(t *testing.T) {
 	env.StartController(t, nil)
 
 	const name = "minfirst"
-	scaled := name + "-0-sg-x-1"
+	scaled := workload.ScaledPodGangName(name, 0, "sg-x", 0) // sg-x replica 1, the first above minAvailable 1
 	var mu sync.Mutex
 	var binds []string
 	violation := ""
