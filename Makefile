@@ -149,9 +149,10 @@ grove-suite: $(BIN)/kind $(BIN)/helm $(BIN)/registry ## Grove's own e2e suite wi
 IMAGE ?= ghcr.io/phalanx-sched/phalanx-scheduler:$(VERSION)
 image: $(BIN)/phalanx-scheduler ## The phalanx-scheduler image (static binary on scratch, non-root), built with no registry: IMAGE=$(IMAGE).
 	@hack/kind/docker.sh
-	@rm -rf .run/image && mkdir -p .run/image/etc/ssl/certs
-	@cp $(BIN)/phalanx-scheduler .run/image/ && cp /etc/ssl/certs/ca-certificates.crt .run/image/etc/ssl/certs/
-	@docker build -q -f hack/Dockerfile --build-arg VERSION=$(VERSION) -t $(IMAGE) .run/image >/dev/null
+	@# A build context of its own: two builds at once (two kind clusters) must not share one.
+	@mkdir -p .run && ctx=$$(mktemp -d .run/image.XXXXXX) && mkdir -p $$ctx/etc/ssl/certs && \
+	  cp $(BIN)/phalanx-scheduler $$ctx/ && cp /etc/ssl/certs/ca-certificates.crt $$ctx/etc/ssl/certs/ && \
+	  { docker build -q -f hack/Dockerfile --build-arg VERSION=$(VERSION) -t $(IMAGE) $$ctx >/dev/null; rc=$$?; rm -rf $$ctx; exit $$rc; }
 	@echo "$(IMAGE)"
 
 test-kind: tools build $(BIN)/kind $(BIN)/helm ## A kind cluster (real kubelets, fake GPUs, Phalanx from its image) and the e2e suite on it; ARGS=--down removes it. Needs root for Docker.
