@@ -47,5 +47,5 @@ EOF2
   k apply --server-side --force-conflicts -k "${dir}/full" >/dev/null
   k apply --server-side --force-conflicts -f "${dir}/full/config.yaml" >/dev/null
   k -n phalanx-system rollout restart deployment/phalanx-scheduler >/dev/null
-  k -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s >/dev/null
+  k -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 600s >/dev/null
 }

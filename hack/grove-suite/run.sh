@@ -76,6 +76,10 @@ step() { echo ">> [$(date +%T)] $*"; }
 : "${GROVE_DIR:?set GROVE_DIR to a Grove checkout}"
 [ -d "${GROVE_DIR}/operator/e2e" ] || fail "GROVE_DIR=${GROVE_DIR}: no operator/e2e (not a Grove checkout?)"
 [ -s "$kubeconfig" ] || fail "no kind cluster ${CLUSTER} (${kubeconfig}): run KIND_CLUSTER=${CLUSTER} hack/kind-up.sh --scheduler-only"
+# A suite run cut short leaves the nodes it cordoned so (the real worker among them): Phalanx
+# could not be rolled out there.
+step "uncordon every node"
+"${kubectl[@]}" get nodes -o name | xargs "${kubectl[@]}" uncordon >/dev/null
 if [ "$mode" = grove ]; then
   : "${GROVE_OPERATOR_IMAGE:?set GROVE_OPERATOR_IMAGE to the operator image built from GROVE_DIR}"
   : "${GROVE_INITC_IMAGE:?set GROVE_INITC_IMAGE to the init-container image built from GROVE_DIR}"
