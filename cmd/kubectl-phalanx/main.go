@@ -63,6 +63,16 @@ func newRoot(out io.Writer) *cobra.Command {
 	return root
 }
 
+// podCliqueSet resolves arg (pcs/NAME) and the clients and namespace of the current context.
+func (o *options) podCliqueSet(arg string) (string, kubernetes.Interface, versioned.Interface, string, error) {
+	name, err := target(arg, "pcs", "podcliqueset", "podcliquesets")
+	if err != nil {
+		return "", nil, nil, "", err
+	}
+	kube, client, ns, err := o.clients()
+	return name, kube, client, ns, err
+}
+
 func (o *options) clients() (kubernetes.Interface, versioned.Interface, string, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(o.loading, o.overrides)
 	cfg, err := cc.ClientConfig()
@@ -180,11 +190,7 @@ func (o *options) rolloutCmd() *cobra.Command {
 			if err := o.checkOutput(); err != nil {
 				return err
 			}
-			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
-			if err != nil {
-				return err
-			}
-			kube, client, ns, err := o.clients()
+			name, kube, client, ns, err := o.podCliqueSet(args[0])
 			if err != nil {
 				return err
 			}
@@ -207,11 +213,7 @@ func (o *options) rolloutCmd() *cobra.Command {
 			"  kubectl phalanx rollout undo pcs/multinode-disaggregated-inference --to-revision 2",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
-			if err != nil {
-				return err
-			}
-			kube, client, ns, err := o.clients()
+			name, kube, client, ns, err := o.podCliqueSet(args[0])
 			if err != nil {
 				return err
 			}
@@ -237,11 +239,7 @@ func (o *options) handbackCmd() *cobra.Command {
 			"  kubectl phalanx handback pcs/multinode-disaggregated-inference --to grove-operator",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := target(args[0], "pcs", "podcliqueset", "podcliquesets")
-			if err != nil {
-				return err
-			}
-			kube, client, ns, err := o.clients()
+			name, kube, client, ns, err := o.podCliqueSet(args[0])
 			if err != nil {
 				return err
 			}

@@ -144,15 +144,14 @@ func runningPods(ctx context.Context, env *framework.Env, ns string, want int) (
 	return out, len(out) == want, nil
 }
 
-// A PodCliqueSet that Grove's operator made moves to Phalanx's controller in place: with
-// --adopt-from=grove-operator every child is relabelled as Phalanx's, no pod is deleted or
-// recreated (names, UIDs and indices kept), the pods Grove said are current are current for
-// Phalanx, and the set is then Phalanx's to update.
-func TestAdoptFromGroveKeepsEveryPod(t *testing.T) {
-	env := framework.Shared(t)
+// groveSetRunning starts the scheduler on 16 GPU nodes named prefix-N and makes the
+// disaggregated sample as Grove's operator would (groveMade), its pods placed and Running:
+// the namespace, the set, the pods' names and their UIDs by name.
+func groveSetRunning(t *testing.T, env *framework.Env, prefix string) (string, *grovev1.PodCliqueSet, []string, map[string]string) {
+	t.Helper()
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	env.AddNodes(t, framework.GPUNodes("adopt", 16))
+	env.AddNodes(t, framework.GPUNodes(prefix, 16))
 	env.StartScheduler(t, nil)
 	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{})
 	if err != nil {
@@ -166,6 +165,17 @@ func TestAdoptFromGroveKeepsEveryPod(t *testing.T) {
 		before, ok, err = runningPods(ctx, env, ns, len(names))
 		return ok, err
 	})
+	return ns, pcs, names, before
+}
+
+// A PodCliqueSet that Grove's operator made moves to Phalanx's controller in place: with
+// --adopt-from=grove-operator every child is relabelled as Phalanx's, no pod is deleted or
+// recreated (names, UIDs and indices kept), the pods Grove said are current are current for
+// Phalanx, and the set is then Phalanx's to update.
+func TestAdoptFromGroveKeepsEveryPod(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns, pcs, names, before := groveSetRunning(t, env, "adopt")
 
 	env.StartController(t, func(c *controller.Controller) { c.SetAdoptFrom(groveManager) })
 	env.WaitAvailable(t, ns, pcsName, 2, len(names))
@@ -308,21 +318,7 @@ func TestGroveSetLeftAloneWithoutAdoption(t *testing.T) {
 func TestHandBackToGrove(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
-	ns := env.NewNamespace(t)
-	env.AddNodes(t, framework.GPUNodes("handback", 16))
-	env.StartScheduler(t, nil)
-	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := groveMade(t, env, pcs)
-	var before map[string]string
-	framework.Eventually(t, wait, "Grove's pods Running", func(ctx context.Context) (bool, error) {
-		var ok bool
-		var err error
-		before, ok, err = runningPods(ctx, env, ns, len(names))
-		return ok, err
-	})
+	ns, _, names, before := groveSetRunning(t, env, "handback")
 	stop := env.StartController(t, func(c *controller.Controller) { c.SetAdoptFrom(groveManager) })
 	env.WaitAvailable(t, ns, pcsName, 2, len(names))
 	stop()
