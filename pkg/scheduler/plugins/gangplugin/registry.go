@@ -111,9 +111,18 @@ func (r *Runtime) StoreOf(h fwk.Handle) *gang.Store {
 func (r *Runtime) StoreForProfile(name string) *gang.Store {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if p := r.profileNamed(name); p != nil {
+		return p.store
+	}
+	return nil
+}
+
+// profileNamed returns the running profile whose schedulerName is name, nil when none; r.mu
+// is held.
+func (r *Runtime) profileNamed(name string) *profile {
 	for h, p := range r.profiles {
 		if h.ProfileName() == name {
-			return p.store
+			return p
 		}
 	}
 	return nil
@@ -134,12 +143,8 @@ func (r *Runtime) SetKAIEvents(h fwk.Handle) {
 func (r *Runtime) KAIEventsForProfile(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for h, p := range r.profiles {
-		if h.ProfileName() == name {
-			return p.kaiEvents
-		}
-	}
-	return false
+	p := r.profileNamed(name)
+	return p != nil && p.kaiEvents
 }
 
 // SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a
