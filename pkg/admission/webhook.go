@@ -77,6 +77,25 @@ func decode(raw []byte) (*grovev1.PodCliqueSet, error) {
 	return pcs, nil
 }
 
+// oldWithSameSpec decodes an update's old object and reports whether the update leaves the
+// spec as it was (labels, annotations, finalizers, owner references alone): such an update is
+// neither defaulted nor validated.
+func oldWithSameSpec(req *admissionv1.AdmissionRequest, pcs *grovev1.PodCliqueSet) (*grovev1.PodCliqueSet, bool, error) {
+	old, err := decode(req.OldObject.Raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("old object: %w", err)
+	}
+	return old, apiequality.Semantic.DeepEqual(old.Spec, pcs.Spec), nil
+}
+
+// answerUnchanged is the answer to an update oldWithSameSpec found unchanged (or could not read).
+func answerUnchanged(err error) *admissionv1.AdmissionResponse {
+	if err != nil {
+		return denied(http.StatusBadRequest, err.Error())
+	}
+	return &admissionv1.AdmissionResponse{Allowed: true}
+}
+
 func denied(code int32, msg string) *admissionv1.AdmissionResponse {
 	return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Status: metav1.StatusFailure, Code: code, Message: msg}}
 }
@@ -94,12 +113,8 @@ func mutate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		return denied(http.StatusBadRequest, err.Error())
 	}
 	if req.Operation == admissionv1.Update {
-		old, err := decode(req.OldObject.Raw)
-		if err != nil {
-			return denied(http.StatusBadRequest, "old object: "+err.Error())
-		}
-		if apiequality.Semantic.DeepEqual(old.Spec, pcs.Spec) {
-			return &admissionv1.AdmissionResponse{Allowed: true}
+		if _, same, err := oldWithSameSpec(req, pcs); err != nil || same {
+			return answerUnchanged(err)
 		}
 	}
 	before := pcs.Spec.DeepCopy()
@@ -129,12 +144,9 @@ func validate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse 
 	case admissionv1.Create:
 		errs = ValidatePodCliqueSet(pcs)
 	case admissionv1.Update:
-		old, err := decode(req.OldObject.Raw)
-		if err != nil {
-			return denied(http.StatusBadRequest, "old object: "+err.Error())
-		}
-		if apiequality.Semantic.DeepEqual(old.Spec, pcs.Spec) {
-			return &admissionv1.AdmissionResponse{Allowed: true}
+		old, same, err := oldWithSameSpec(req, pcs)
+		if err != nil || same {
+			return answerUnchanged(err)
 		}
 		errs = ValidatePodCliqueSetUpdate(pcs, old)
 	default:

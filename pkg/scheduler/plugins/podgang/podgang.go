@@ -97,7 +97,8 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 			return nil, fmt.Errorf("%s: watching pods for the queue keys: %w", Name, err)
 		}
 	}
-	if slices.Contains(args.KAIEventProfiles, h.ProfileName()) {
+	kaiEvents := slices.Contains(args.KAIEventProfiles, h.ProfileName())
+	if kaiEvents {
 		rt.SetKAIEvents(h)
 	}
 	store.SetReservationHold(args.ReservationHold())
@@ -107,7 +108,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err := p.Start(ctx, factory, gangs.Informer(), status.StatusQueue); err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "kaiEvents", slices.Contains(args.KAIEventProfiles, h.ProfileName()))
+	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "kaiEvents", kaiEvents)
 	return p, nil
 }
 
