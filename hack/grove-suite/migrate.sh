@@ -99,7 +99,7 @@ k apply --server-side --force-conflicts -k "${dir}/overlay" >/dev/null
   --set-json 'profiles=[{"schedulerName":"phalanx-scheduler","plugins":["PodGang"]},{"schedulerName":"lpx-scheduler","plugins":["PodGang"]},{"schedulerName":"kai-scheduler","plugins":["PodGang"]}]' --set-json 'pluginArgs.PodGang.kaiEventProfiles=["kai-scheduler"]' \
   -s templates/configmap.yaml | k apply --server-side --force-conflicts -f - >/dev/null
 k -n phalanx-system rollout status deployment/phalanx-scheduler --timeout 300s >/dev/null
-go build -mod=vendor -o "${bin}/kubectl-phalanx" "${root}/cmd/kubectl-phalanx"
+make -C "$root" --no-print-directory "${bin}/kubectl-phalanx" >/dev/null
 "${bin}/kubectl-phalanx" --kubeconfig "$kubeconfig" -n "$ns" handback "pcs/${pcs}"
 snapshot >"${out}/handed.txt"
 kept "${out}/phalanx-scaled.txt" "${out}/handed.txt"
