@@ -58,16 +58,11 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 	sort.Strings(names)
 	for _, name := range names {
 		p, reason := obs.pods[name], reasons[name]
-		uid := p.UID
-		key := cache.MetaObjectToName(pcs).String()
-		c.expect.deleted(key, pcs.UID, p)
-		err := c.kube.CoreV1().Pods(pcs.Namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		if deleted, err := c.deleteMember(ctx, pcs, obs, p); err != nil || !deleted {
+			if err != nil {
+				return fmt.Errorf("deleting finished pod %s/%s: %w", pcs.Namespace, name, err)
+			}
 			continue // already gone, or already replaced by a newer pod of that name
-		}
-		if err != nil {
-			c.expect.undo(key, pcs.UID, name)
-			return fmt.Errorf("deleting finished pod %s/%s: %w", pcs.Namespace, name, err)
 		}
 		metrics.MembersReplaced.WithLabelValues(reason).Inc()
 		detail := p.Status.Reason
@@ -82,10 +77,29 @@ func (c *Controller) replaceFinished(ctx context.Context, pcs *grovev1.PodClique
 			c.recorder.Eventf(pcs, corev1.EventTypeWarning, ReasonMemberReplaced, "Pod %s is %s (%s); deleted to be recreated at index %s",
 				name, p.Status.Phase, detail, p.Labels[grovev1.LabelPodCliquePodIndex])
 		}
-		gone := p.DeepCopy()
-		now := metav1.Now()
-		gone.DeletionTimestamp = &now
-		obs.setPod(name, gone)
 	}
 	return nil
+}
+
+// deleteMember deletes pod p of pcs with its UID as the precondition (a newer pod of the same
+// name is never touched), telling the expectations first. It reports false when the pod was
+// already gone or replaced. A deleted pod stays in obs as terminating: the pass neither counts
+// it as available nor reuses its name; the pass that sees it gone recreates the member.
+func (c *Controller) deleteMember(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, p *corev1.Pod) (bool, error) {
+	uid := p.UID
+	key := cache.MetaObjectToName(pcs).String()
+	c.expect.deleted(key, pcs.UID, p)
+	err := c.kube.CoreV1().Pods(pcs.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return false, nil
+	}
+	if err != nil {
+		c.expect.undo(key, pcs.UID, p.Name)
+		return false, err
+	}
+	gone := p.DeepCopy()
+	now := metav1.Now()
+	gone.DeletionTimestamp = &now
+	obs.setPod(p.Name, gone)
+	return true, nil
 }

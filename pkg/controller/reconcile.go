@@ -86,6 +86,17 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("planning the update of %s: %w", key, err)
 	}
+	terminated, recheck, err := c.terminateGangs(ctx, pcs, obs, ro.revision)
+	if err != nil {
+		return err
+	}
+	if recheck > 0 {
+		// No event marks the end of a breach's terminationDelay: look again then.
+		c.queue.AddAfter(key, recheck)
+	}
+	if terminated > 0 {
+		return nil // the deletions' events bring the pass that recreates the members
+	}
 	if pcs, err = c.clearRollback(ctx, pcs, ro.revision); err != nil {
 		return err
 	}

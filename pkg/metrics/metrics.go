@@ -79,6 +79,12 @@ var (
 		Help:           "PodCliqueSet pods deleted to be recreated at their index, by reason: finished (phase Failed or Succeeded) as Evicted, NodeShutdown, Succeeded, Failed; or left terminating on a lost node past their deletion deadline, NodeLost.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
+	// GangTerminations counts units recycled by gang termination (controller/terminate.go).
+	GangTerminations = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "gang_terminations_total",
+		Help:           "PodCliqueSet units whose pods were all deleted and recreated because a gang stayed below its minAvailable longer than terminationDelay, by scope: Replica (a whole PodCliqueSet replica) or ScalingGroupReplica.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"scope"})
 	// ReservationBlockedPods counts pods kept off capacity held for replacements.
 	ReservationBlockedPods = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace: namespace, Name: "reservation_blocked_pods_total",
@@ -174,7 +180,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
 			ReservationBlockedPods, ExtrasHeld, PreferredPackingFallbacks, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }

@@ -13,6 +13,10 @@ import (
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
 )
 
+// ConditionMinAvailableBreached is Grove's condition of PodCliques and PodCliqueScalingGroups:
+// True while fewer than minAvailable pods (group replicas) are Ready (available).
+const ConditionMinAvailableBreached = "MinAvailableBreached"
+
 // PodReady reports whether a live pod has condition Ready=True.
 func PodReady(p *corev1.Pod) bool {
 	if p.DeletionTimestamp != nil {
@@ -76,12 +80,18 @@ func CliqueStatus(pclq *grovev1.PodClique, pods []*corev1.Pod, hash string, now 
 		st.CurrentPodTemplateHash = ptr.To(hash)
 	}
 	minAvail := ptr.Deref(pclq.Spec.MinAvailable, pclq.Spec.Replicas)
-	c := metav1.Condition{Type: "MinAvailableBreached", ObservedGeneration: pclq.Generation, LastTransitionTime: now}
+	c := metav1.Condition{Type: ConditionMinAvailableBreached, ObservedGeneration: pclq.Generation, LastTransitionTime: now}
 	if st.ReadyReplicas < minAvail {
-		c.Status, c.Reason = metav1.ConditionTrue, "InsufficientReadyPods"
+		// A breach is a regression (it arms gang termination, termination.go) only once the
+		// clique has been available: until then it is the clique starting.
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonInsufficientReadyPods
+		if prev := meta.FindStatusCondition(pclq.Status.Conditions, ConditionMinAvailableBreached); prev == nil ||
+			(prev.Status != metav1.ConditionFalse && prev.Reason == ReasonNotYetAvailable) {
+			c.Reason = ReasonNotYetAvailable
+		}
 		c.Message = strconv.Itoa(int(st.ReadyReplicas)) + " of minAvailable " + strconv.Itoa(int(minAvail)) + " pods are Ready"
 	} else {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "SufficientReadyPods", "minAvailable pods are Ready"
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonSufficientReadyPods, "minAvailable pods are Ready"
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
 	return st
@@ -117,7 +127,7 @@ func ScalingGroupStatus(sg *grovev1.PodCliqueScalingGroup, cliques []*grovev1.Po
 	}
 	st.Selector = ptr.To(labels.SelectorFromSet(labels.Set{grovev1.LabelPodCliqueScalingGroup: sg.Name}).String())
 	minAvail := ptr.Deref(sg.Spec.MinAvailable, 1)
-	c := metav1.Condition{Type: "MinAvailableBreached", ObservedGeneration: sg.Generation, LastTransitionTime: now}
+	c := metav1.Condition{Type: ConditionMinAvailableBreached, ObservedGeneration: sg.Generation, LastTransitionTime: now}
 	if st.AvailableReplicas < minAvail {
 		c.Status, c.Reason = metav1.ConditionTrue, "InsufficientAvailableReplicas"
 		c.Message = strconv.Itoa(int(st.AvailableReplicas)) + " of minAvailable " + strconv.Itoa(int(minAvail)) + " replicas are available"

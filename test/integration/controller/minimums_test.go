@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -64,22 +63,7 @@ func TestMinimumsBeforeExtrasAsCapacityArrives(t *testing.T) {
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
 	nodes := env.AddNodes(t, framework.GPUNodes("minfirst", 7))
-	cordon := func(names []string, unschedulable bool) {
-		t.Helper()
-		for _, n := range names {
-			if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				node, err := env.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				node.Spec.Unschedulable = unschedulable
-				_, err = env.Kube.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
-				return err
-			}); err != nil {
-				t.Fatalf("cordon %s = %v: %v", n, unschedulable, err)
-			}
-		}
-	}
+	cordon := func(names []string, unschedulable bool) { setUnschedulable(t, env, names, unschedulable) }
 	cordon(nodes, true)
 	// The hold outlasts the test on a loaded machine: what is tested is the order, not the bound.
 	env.StartPhalanx(t, framework.Phalanx{ExtraHold: 10 * time.Minute})

@@ -226,8 +226,9 @@ type PodCliqueSetTemplateSpec struct {
 	// TopologyConstraint packs every gang of a replica into one topology domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
-	// TerminationDelay is how long a gang that fell below its minimum may stay so before it is
-	// terminated.
+	// TerminationDelay is how long a gang that fell below its minimum after having been
+	// available may stay so before its PodCliqueSet replica (or scaling-group replica) is
+	// recreated whole (gang termination). Default 4h.
 	// +optional
 	TerminationDelay *metav1.Duration `json:"terminationDelay,omitempty"`
 	// PodCliqueScalingGroupConfigs are groups of cliques that scale together.
