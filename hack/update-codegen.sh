@@ -16,6 +16,9 @@ rm -f manifests/helm/phalanx/files/crds/*.yaml
 # large for client-side `kubectl apply` (262144-byte annotation limit). allowDangerousTypes: PodGang
 # status.placementScore is a float in the Grove API, kept for compatibility.
 "$bin/controller-gen" crd:maxDescLen=0,allowDangerousTypes=true paths=./pkg/apis/... output:crd:artifacts:config=manifests/helm/phalanx/files/crds
+# Grove's ClusterTopologyBinding is read, never installed (+kubebuilder:skipversion): controller-gen
+# still writes an empty CRD for it.
+rm -f manifests/helm/phalanx/files/crds/_.yaml
 
 groups=(grove/v1alpha1 scheduler/v1alpha1 scheduling/v1alpha1)
 inputs=(); pkgs=()

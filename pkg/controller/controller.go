@@ -64,7 +64,10 @@ type Controller struct {
 	desired   map[string]*workload.DesiredCache
 	revisions appslisters.ControllerRevisionLister
 	synced    []cache.InformerSynced
-	queue     workqueue.TypedRateLimitingInterface[string]
+	// topologies reads Grove's ClusterTopologyBindings; nil when the API server serves none
+	// (topology.go).
+	topologies grovelisters.ClusterTopologyBindingLister
+	queue      workqueue.TypedRateLimitingInterface[string]
 
 	// admitter, when set, is asked before every surge member is created.
 	admitter surge.Admitter
@@ -434,6 +437,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 // StartInformers starts the controller's informers and waits for their caches. Run calls it;
 // a caller that drives Reconcile itself (a preview) calls it instead of Run.
 func (c *Controller) StartInformers(ctx context.Context) error {
+	c.watchTopologies(ctx)
 	c.kubeFactory.Start(ctx.Done())
 	c.phalanxFactory.Start(ctx.Done())
 	c.nodeFactory.Start(ctx.Done())

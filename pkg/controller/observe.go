@@ -22,6 +22,8 @@ type observed struct {
 	// podNames are the pods named otherwise than workload.PodName (adopted from another
 	// operator), by the PodName of their clique and index (workload.Observed.PodNames).
 	podNames map[string]string
+	// topology is the set's packing domains as node label keys (workload.Observed.TopologyKeys).
+	topology map[string]string
 
 	// byLabel are the pods grouped by the value of a label (podsBy), built once per pass
 	// and label; setPod drops them.
@@ -180,6 +182,7 @@ func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
 		o.pods[x.Name] = x
 	}
 	o.podNames = adoptedNames(o.pods)
+	o.topology = c.topologyKeys(pcs)
 	svcs, err := byIndex[*corev1.Service](c.index.services, key)
 	if err != nil {
 		return nil, err

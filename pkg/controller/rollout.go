@@ -95,7 +95,7 @@ func (c *Controller) rolloutInputs(pcs *grovev1.PodCliqueSet, obs *observed) (ro
 // observed is the input of the desired world for this pass's plan.
 func (ro *rollout) observed(obs *observed) workload.Observed {
 	return workload.Observed{ScalingGroups: obs.groups, Cliques: obs.cliques, SurgePods: ro.surge, SurgeGroupReplicas: ro.surgeGroups,
-		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs, ExistingPods: obs.pods, PodNames: obs.podNames}
+		SurgeReplicas: ro.surgeReplicas, ReplicaTemplates: ro.hold.templates(), SliceGangs: ro.sliceGangs, ExistingPods: obs.pods, PodNames: obs.podNames, TopologyKeys: obs.topology}
 }
 
 // partitionHold is what rollingUpdate.partition holds back: replicas 0..n-1 keep template (the

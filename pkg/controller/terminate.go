@@ -65,12 +65,12 @@ func (c *Controller) terminateGangs(ctx context.Context, pcs *grovev1.PodCliqueS
 		}
 		metrics.GangTerminations.WithLabelValues(scope).Inc()
 		delay := workload.TerminationDelay(pcs)
-		klog.FromContext(ctx).Info("Gang termination", "podCliqueSet", klog.KObj(pcs), "unit", t.String(), "podClique", t.Clique,
+		klog.FromContext(ctx).Info("Gang termination", "podCliqueSet", klog.KObj(pcs), "unit", t.String(), "breached", t.Breached,
 			"breachedSince", t.Since, "terminationDelay", delay, "podsDeleted", n)
 		if c.recorder != nil {
 			c.recorder.Eventf(pcs, corev1.EventTypeWarning, ReasonGangTerminated,
-				"%s recreated: PodClique %s below minAvailable since %s, longer than terminationDelay %s; %d pods deleted so that the gang is placed whole again",
-				t, t.Clique, t.Since.UTC().Format(time.RFC3339), delay, n)
+				"%s recreated: %s below minAvailable since %s, longer than terminationDelay %s; %d pods deleted so that the gang is placed whole again",
+				t, t.Breached, t.Since.UTC().Format(time.RFC3339), delay, n)
 		}
 	}
 	return deleted, plan.RecheckIn, nil

@@ -58,6 +58,11 @@ type Observed struct {
 	// operator and adopted: Grove names its pods "<clique>-<random>"), by PodName of their
 	// clique and index: the desired pod takes the pod's name, so that the pod is kept.
 	PodNames map[string]string
+	// TopologyKeys are the node label keys of the packing domains the set's topology
+	// constraints name (a domain -> key view of the Grove ClusterTopologyBinding the set names,
+	// TopologyKeysOf). Nil when the set names none: its domains are node label keys already.
+	// A domain it does not list is written as it is.
+	TopologyKeys map[string]string
 }
 
 // ReplicaPCS is pcs as replica r is made: with its held template (Observed.ReplicaTemplates)
@@ -219,7 +224,7 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 	for i := range pcs.Spec.Template.Cliques {
 		cliques[pcs.Spec.Template.Cliques[i].Name] = &pcs.Spec.Template.Cliques[i]
 	}
-	b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes, existing: obs.ExistingPods, podNames: obs.PodNames, obsCliques: obs.Cliques}
+	b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes, existing: obs.ExistingPods, podNames: obs.PodNames, obsCliques: obs.Cliques, topology: obs.TopologyKeys}
 	b.service()
 	base := b.gang(BasePodGangName(pcs.Name, r), "")
 	for i := range pcs.Spec.Template.Cliques {
@@ -259,7 +264,7 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 				}
 			}
 			// Named as Grove names it: the scaling group's name and the group replica.
-			groupConstraint(gang, cfg, fmt.Sprintf("%s-%d", sgName, j), podGroups)
+			groupConstraint(gang, cfg, fmt.Sprintf("%s-%d", sgName, j), podGroups, b.topology)
 		}
 	}
 }
@@ -286,7 +291,7 @@ func (w *World) sliceGangs(set *grovev1.PodCliqueSet, owner metav1.OwnerReferenc
 		g := gangs[name]
 		if g == nil {
 			r := index.Parse(p.Labels[grovev1.LabelPodCliqueSetReplicaIndex])
-			b := &replicaBuilder{pcs: ReplicaPCS(set, obs.ReplicaTemplates, r), replica: r, owner: owner, world: w}
+			b := &replicaBuilder{pcs: ReplicaPCS(set, obs.ReplicaTemplates, r), replica: r, owner: owner, world: w, topology: obs.TopologyKeys}
 			g = b.gang(name, "")
 			g.Labels[grovev1.LabelCoherentSlice] = name
 			gangs[name], groups[name] = g, map[string]int{}
@@ -317,6 +322,8 @@ type replicaBuilder struct {
 	existing   map[string]*corev1.Pod
 	podNames   map[string]string
 	obsCliques map[string]*grovev1.PodClique
+	// topology is Observed.TopologyKeys.
+	topology map[string]string
 }
 
 // hash is TemplateHash(c), computed once per template and Desired call.
@@ -372,23 +379,31 @@ func (b *replicaBuilder) gang(name, base string) *schedv1.PodGang {
 	if base != "" {
 		g.Labels[grovev1.LabelBasePodGang] = base
 	}
-	g.Spec.TopologyConstraint = gangConstraint(b.pcs.Spec.Template.TopologyConstraint)
+	g.Spec.TopologyConstraint = gangConstraint(b.pcs.Spec.Template.TopologyConstraint, b.topology)
 	b.world.PodGangs = append(b.world.PodGangs, g)
 	return g
 }
 
-// gangConstraint is a Grove topology constraint as a PodGang writes it (Phalanx's domains are
-// node label keys); nil when it packs nothing.
-func gangConstraint(tc *grovev1.TopologyConstraint) *schedv1.TopologyConstraint {
+// gangConstraint is a Grove topology constraint as a PodGang writes it: each domain as the
+// node label key keys gives it (Grove's operator resolves domains through its
+// ClusterTopologyBinding the same way), or as written when keys do not name it; nil when it
+// packs nothing.
+func gangConstraint(tc *grovev1.TopologyConstraint, keys map[string]string) *schedv1.TopologyConstraint {
 	if tc.RequiredDomain() == "" && tc.PreferredDomain() == "" {
 		return nil
 	}
+	key := func(d string) *string {
+		if k, ok := keys[d]; ok && k != "" {
+			return ptr.To(k)
+		}
+		return ptr.To(d)
+	}
 	pack := &schedv1.TopologyPackConstraint{}
 	if d := tc.RequiredDomain(); d != "" {
-		pack.Required = ptr.To(d)
+		pack.Required = key(d)
 	}
 	if d := tc.PreferredDomain(); d != "" {
-		pack.Preferred = ptr.To(d)
+		pack.Preferred = key(d)
 	}
 	return &schedv1.TopologyConstraint{PackConstraint: pack}
 }
@@ -396,8 +411,8 @@ func gangConstraint(tc *grovev1.TopologyConstraint) *schedv1.TopologyConstraint 
 // groupConstraint adds to gang the packing of one scaling-group replica (a
 // topologyConstraintGroupConfig over its cliques' podgroups, as Grove writes it), when the
 // group's template packs.
-func groupConstraint(gang *schedv1.PodGang, cfg *grovev1.PodCliqueScalingGroupConfig, name string, podGroups []string) {
-	tc := gangConstraint(cfg.TopologyConstraint)
+func groupConstraint(gang *schedv1.PodGang, cfg *grovev1.PodCliqueScalingGroupConfig, name string, podGroups []string, keys map[string]string) {
+	tc := gangConstraint(cfg.TopologyConstraint, keys)
 	if tc == nil || len(podGroups) == 0 {
 		return
 	}
@@ -460,7 +475,7 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 	b.world.Cliques = append(b.world.Cliques, pclq)
 
 	hash := b.hash(c)
-	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c), TopologyConstraint: gangConstraint(c.TopologyConstraint)}
+	pg := schedv1.PodGroup{Name: name, MinReplicas: CliqueMinAvailable(c), TopologyConstraint: gangConstraint(c.TopologyConstraint, b.topology)}
 	indices := make([]int, 0, int(c.Spec.Replicas)+len(surge))
 	for i := 0; i < int(c.Spec.Replicas); i++ {
 		indices = append(indices, i)
@@ -555,6 +570,8 @@ type replicaKeys struct {
 	cliques, groups, pods  map[int][]string
 	surgePods, surgeGroups map[int][]string
 	surgeReplicas          map[int]bool
+	// topology is Observed.TopologyKeys written in key order (every replica's gangs read it).
+	topology string
 }
 
 func newReplicaKeys(set *grovev1.PodCliqueSet, obs Observed) *replicaKeys {
@@ -583,6 +600,10 @@ func newReplicaKeys(set *grovev1.PodCliqueSet, obs Observed) *replicaKeys {
 	}
 	for _, r := range obs.SurgeReplicas {
 		k.surgeReplicas[r] = true
+	}
+	if obs.TopologyKeys != nil {
+		// fmt prints maps in key order.
+		k.topology = fmt.Sprint(obs.TopologyKeys)
 	}
 	for _, m := range []map[int][]string{k.cliques, k.groups, k.pods, k.surgePods, k.surgeGroups} {
 		for _, v := range m {
@@ -624,7 +645,7 @@ func (k *replicaKeys) of(r int) string {
 	}
 	var b strings.Builder
 	b.WriteString(th)
-	fmt.Fprintf(&b, "|%t|%t", k.obs.ExistingPods != nil, k.surgeReplicas[r])
+	fmt.Fprintf(&b, "|%t|%t|%s", k.obs.ExistingPods != nil, k.surgeReplicas[r], k.topology)
 	for _, part := range [][]string{k.cliques[r], k.groups[r], k.pods[r], k.surgePods[r], k.surgeGroups[r]} {
 		b.WriteByte('|')
 		for _, s := range part {

@@ -84,11 +84,7 @@ func CliqueStatus(pclq *grovev1.PodClique, pods []*corev1.Pod, hash string, now 
 	if st.ReadyReplicas < minAvail {
 		// A breach is a regression (it arms gang termination, termination.go) only once the
 		// clique has been available: until then it is the clique starting.
-		c.Status, c.Reason = metav1.ConditionTrue, ReasonInsufficientReadyPods
-		if prev := meta.FindStatusCondition(pclq.Status.Conditions, ConditionMinAvailableBreached); prev == nil ||
-			(prev.Status != metav1.ConditionFalse && prev.Reason == ReasonNotYetAvailable) {
-			c.Reason = ReasonNotYetAvailable
-		}
+		c.Status, c.Reason = metav1.ConditionTrue, breachReason(pclq.Status.Conditions, ReasonInsufficientReadyPods)
 		c.Message = strconv.Itoa(int(st.ReadyReplicas)) + " of minAvailable " + strconv.Itoa(int(minAvail)) + " pods are Ready"
 	} else {
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonSufficientReadyPods, "minAvailable pods are Ready"
@@ -129,13 +125,25 @@ func ScalingGroupStatus(sg *grovev1.PodCliqueScalingGroup, cliques []*grovev1.Po
 	minAvail := ptr.Deref(sg.Spec.MinAvailable, 1)
 	c := metav1.Condition{Type: ConditionMinAvailableBreached, ObservedGeneration: sg.Generation, LastTransitionTime: now}
 	if st.AvailableReplicas < minAvail {
-		c.Status, c.Reason = metav1.ConditionTrue, "InsufficientAvailableReplicas"
+		c.Status, c.Reason = metav1.ConditionTrue, breachReason(sg.Status.Conditions, "InsufficientAvailableReplicas")
 		c.Message = strconv.Itoa(int(st.AvailableReplicas)) + " of minAvailable " + strconv.Itoa(int(minAvail)) + " replicas are available"
 	} else {
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "SufficientAvailableReplicas", "minAvailable replicas are available"
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
 	return st
+}
+
+// breachReason is the reason of a MinAvailableBreached condition turning or staying True:
+// regression, a breach after the object was available (it arms gang termination,
+// termination.go), or ReasonNotYetAvailable while it has not been available since it was
+// made (starting, not regressing).
+func breachReason(prev []metav1.Condition, regression string) string {
+	if c := meta.FindStatusCondition(prev, ConditionMinAvailableBreached); c == nil ||
+		(c.Status != metav1.ConditionFalse && c.Reason == ReasonNotYetAvailable) {
+		return ReasonNotYetAvailable
+	}
+	return regression
 }
 
 // ReplicaAvailable reports whether PodCliqueSet replica r is available as Grove counts it:

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -44,9 +43,9 @@ type Termination struct {
 	// for the whole PodCliqueSet replica.
 	Group        string
 	GroupReplica int
-	// Clique is the PodClique whose breach fired it, and Since when the breach began (for a
-	// group that fell below its minAvailable, when the breach that took it below began).
-	Clique string
+	// Breached names what fired it ("PodClique <name>", or "PodCliqueScalingGroup <name>"
+	// for a group below its minAvailable), and Since when that breach began.
+	Breached string
 	Since  time.Time
 }
 
@@ -85,13 +84,15 @@ type TerminationPlan struct {
 // the scheduler places the gang whole again, wherever it fits now.
 //
 //   - A standalone PodClique of replica r breached longer than the delay recycles replica r.
-//   - A replica of a scaling group breaches when one of its cliques does. If the group keeps
-//     its minAvailable replicas without the breached ones, each breached group replica past
-//     the delay is recycled alone; otherwise the group is breached from the moment the breach
-//     that took it below minAvailable began, and past the delay it recycles replica r.
+//   - A scaling group with fewer than minAvailable available replicas (its own
+//     MinAvailableBreached condition, which counts a group replica recycled before and not
+//     yet back as unavailable) past the delay recycles replica r.
+//   - Otherwise a replica of a scaling group breaches when one of its cliques does, and past
+//     the delay it is recycled alone.
 //
-// Only armed breaches count: condition MinAvailableBreached True on the PodClique (cliques are
-// and scaling groups keyed by name, as the cache holds them), with a reason other than ReasonNotYetAvailable. And
+// Only armed breaches count: condition MinAvailableBreached True on the PodClique or scaling
+// group (keyed by name, as the cache holds them), with a reason other than
+// ReasonNotYetAvailable. And
 // a unit is recycled only if it still has a live pod made before its breach began: a unit whose
 // every pod was made since (it was just recycled, or lost every pod) holds nothing from before,
 // and recycling it again would gain nothing.
@@ -120,38 +121,34 @@ func PlanGangTermination(pcs *grovev1.PodCliqueSet, cliques map[string]*grovev1.
 			}
 			name := PodCliqueName(pcs.Name, r, c.Name)
 			if since, ok := armedBreach(cliques[name]); ok && hasPodBefore(pcs.Name, replica, pods, since) {
-				whole = append(whole, Termination{Replica: r, Clique: name, Since: since})
+				whole = append(whole, Termination{Replica: r, Breached: "PodClique " + name, Since: since})
 			}
 		}
 		for gi := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 			g := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[gi]
-			n := int(GroupReplicas(g, groups[ScalingGroupName(pcs.Name, r, g.Name)]))
-			var breached []Termination
+			sgName := ScalingGroupName(pcs.Name, r, g.Name)
+			// The group below its minAvailable recycles the replica (its own condition, so
+			// that a group replica recycled before and not yet back counts as unavailable).
+			if since, ok := armedBreach(groups[sgName]); ok {
+				if hasPodBefore(pcs.Name, replica, pods, since) {
+					whole = append(whole, Termination{Replica: r, Breached: "PodCliqueScalingGroup " + sgName, Since: since})
+				}
+				continue // its replicas go with the whole replica
+			}
+			n := int(GroupReplicas(g, groups[sgName]))
 			for j := 0; j < n; j++ {
 				unit := Termination{Replica: r, Group: g.Name, GroupReplica: j}
-				first := Termination{}
 				for _, cn := range g.CliqueNames {
 					name := GroupCliqueName(pcs.Name, r, g.Name, j, cn)
 					since, ok := armedBreach(cliques[name])
-					if ok && (first.Clique == "" || since.Before(first.Since)) {
-						first.Clique, first.Since = name, since
+					if ok && (unit.Breached == "" || since.Before(unit.Since)) {
+						unit.Breached, unit.Since = "PodClique "+name, since
 					}
 				}
-				if first.Clique != "" && hasPodBefore(pcs.Name, unit, pods, first.Since) {
-					unit.Clique, unit.Since = first.Clique, first.Since
-					breached = append(breached, unit)
+				if unit.Breached != "" && hasPodBefore(pcs.Name, unit, pods, unit.Since) {
+					partial = append(partial, unit)
 				}
 			}
-			if n-len(breached) >= int(GroupMinAvailable(g)) {
-				partial = append(partial, breached...)
-				continue
-			}
-			// The group fell below its minAvailable when the (n-min+1)-th of its replicas
-			// breached.
-			slices.SortFunc(breached, func(a, b Termination) int { return a.Since.Compare(b.Since) })
-			k := max(n-int(GroupMinAvailable(g)), 0)
-			below := breached[min(k, len(breached)-1)]
-			whole = append(whole, Termination{Replica: r, Clique: below.Clique, Since: below.Since})
 		}
 		fired := false
 		for _, t := range whole {
@@ -176,12 +173,23 @@ func PlanGangTermination(pcs *grovev1.PodCliqueSet, cliques map[string]*grovev1.
 	return plan
 }
 
-// armedBreach returns when pclq's armed breach began (see PlanGangTermination).
-func armedBreach(pclq *grovev1.PodClique) (time.Time, bool) {
-	if pclq == nil || pclq.DeletionTimestamp != nil {
-		return time.Time{}, false
+// armedBreach returns when the armed breach of a PodClique or scaling group began (see
+// PlanGangTermination).
+func armedBreach[T *grovev1.PodClique | *grovev1.PodCliqueScalingGroup](obj T) (time.Time, bool) {
+	var conds []metav1.Condition
+	switch o := any(obj).(type) {
+	case *grovev1.PodClique:
+		if o == nil || o.DeletionTimestamp != nil {
+			return time.Time{}, false
+		}
+		conds = o.Status.Conditions
+	case *grovev1.PodCliqueScalingGroup:
+		if o == nil || o.DeletionTimestamp != nil {
+			return time.Time{}, false
+		}
+		conds = o.Status.Conditions
 	}
-	c := meta.FindStatusCondition(pclq.Status.Conditions, ConditionMinAvailableBreached)
+	c := meta.FindStatusCondition(conds, ConditionMinAvailableBreached)
 	if c == nil || c.Status != metav1.ConditionTrue || c.Reason == ReasonNotYetAvailable {
 		return time.Time{}, false
 	}

@@ -56,6 +56,11 @@ func breachedClique(name, reason string, since time.Time) *grovev1.PodClique {
 		Type: ConditionMinAvailableBreached, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(since)}}}}
 }
 
+func breachedGroup(name, reason string, since time.Time) *grovev1.PodCliqueScalingGroup {
+	return &grovev1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: grovev1.PodCliqueScalingGroupStatus{Conditions: []metav1.Condition{{
+		Type: ConditionMinAvailableBreached, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: metav1.NewTime(since)}}}}
+}
+
 func TestPlanGangTermination(t *testing.T) {
 	t0 := time.Date(2026, 12, 6, 1, 0, 0, 0, time.UTC)
 	breach := t0.Add(time.Minute)
@@ -64,6 +69,7 @@ func TestPlanGangTermination(t *testing.T) {
 		name     string
 		groupMin int32
 		breached map[string]string // clique -> reason
+		groups   map[string]string // scaling group -> reason of its breach
 		at       time.Duration     // now - breach
 		recent   bool              // every pod made after the breach (the unit was just recycled)
 		want     []string          // Termination.String()
@@ -87,10 +93,15 @@ func TestPlanGangTermination(t *testing.T) {
 			breached: map[string]string{sg1c: ReasonInsufficientReadyPods, sg1b: ReasonInsufficientReadyPods}, at: 11 * time.Second,
 			want: []string{"replica 1 of scaling group sg in replica 0"}},
 		{name: "group below its minAvailable: the whole replica", groupMin: 2,
-			breached: map[string]string{sg0c: ReasonInsufficientReadyPods}, at: 10 * time.Second, want: []string{"replica 0"}},
-		{name: "both group replicas breached, minAvailable 1: the whole replica", groupMin: 1,
-			breached: map[string]string{sg0c: ReasonInsufficientReadyPods, sg1c: ReasonInsufficientReadyPods}, at: 10 * time.Second,
-			want: []string{"replica 0"}},
+			breached: map[string]string{sg0c: ReasonInsufficientReadyPods}, groups: map[string]string{"gt-0-sg": "InsufficientAvailableReplicas"},
+			at: 10 * time.Second, want: []string{"replica 0"}},
+		{name: "group below its minAvailable within the delay: its replicas wait with it", groupMin: 1,
+			breached: map[string]string{sg0c: ReasonInsufficientReadyPods, sg1c: ReasonInsufficientReadyPods},
+			groups: map[string]string{"gt-0-sg": "InsufficientAvailableReplicas"}, at: 3 * time.Second, recheck: 7 * time.Second},
+		{name: "a group never available does not recycle the replica; its breached replicas go alone", groupMin: 1,
+			breached: map[string]string{sg0c: ReasonInsufficientReadyPods, sg1c: ReasonInsufficientReadyPods},
+			groups: map[string]string{"gt-0-sg": ReasonNotYetAvailable}, at: 10 * time.Second,
+			want: []string{"replica 0 of scaling group sg in replica 0", "replica 1 of scaling group sg in replica 0"}},
 		{name: "whole replica wins over its group replicas", groupMin: 1,
 			breached: map[string]string{"gt-0-a": ReasonInsufficientReadyPods, sg1c: ReasonInsufficientReadyPods}, at: 10 * time.Second,
 			want: []string{"replica 0"}},
@@ -105,11 +116,15 @@ func TestPlanGangTermination(t *testing.T) {
 			for name, reason := range tc.breached {
 				cliques[name] = breachedClique(name, reason, breach)
 			}
+			groups := map[string]*grovev1.PodCliqueScalingGroup{}
+			for name, reason := range tc.groups {
+				groups[name] = breachedGroup(name, reason, breach)
+			}
 			made := t0
 			if tc.recent {
 				made = breach.Add(time.Second)
 			}
-			plan := PlanGangTermination(pcs, cliques, nil, gtPods(made), breach.Add(tc.at))
+			plan := PlanGangTermination(pcs, cliques, groups, gtPods(made), breach.Add(tc.at))
 			var got []string
 			for _, u := range plan.Terminate {
 				got = append(got, u.String())
@@ -129,23 +144,28 @@ func TestPlanGangTermination(t *testing.T) {
 	}
 }
 
-// The whole replica's breach when its group falls below minAvailable begins with the breach
-// that took it below, not the first one.
-func TestGroupBreachBeginsWhenBelowMinimum(t *testing.T) {
+// Grove's GT4: a group replica recycled before and still not back (its pods all newer than
+// its breach) counts as unavailable for its group: when the other replica breaks too, the group
+// is below minAvailable and the whole replica is recycled.
+func TestRecycledGroupReplicaCountsForItsGroup(t *testing.T) {
 	t0 := time.Date(2026, 12, 6, 1, 0, 0, 0, time.UTC)
 	pcs := gtSet(1)
 	first, second := t0.Add(time.Minute), t0.Add(2*time.Minute)
+	sg0c, sg1c := GroupCliqueName("gt", 0, "sg", 0, "c"), GroupCliqueName("gt", 0, "sg", 1, "c")
 	cliques := map[string]*grovev1.PodClique{
-		GroupCliqueName("gt", 0, "sg", 0, "c"): breachedClique(GroupCliqueName("gt", 0, "sg", 0, "c"), ReasonInsufficientReadyPods, first),
-		GroupCliqueName("gt", 0, "sg", 1, "c"): breachedClique(GroupCliqueName("gt", 0, "sg", 1, "c"), ReasonInsufficientReadyPods, second),
+		sg0c: breachedClique(sg0c, ReasonInsufficientReadyPods, first),
+		sg1c: breachedClique(sg1c, ReasonInsufficientReadyPods, second),
 	}
-	plan := PlanGangTermination(pcs, cliques, nil, gtPods(t0), second.Add(5*time.Second))
-	if len(plan.Terminate) != 0 || plan.RecheckIn != 5*time.Second {
-		t.Fatalf("terminate %v, recheck %v; want nothing yet, recheck in 5s", plan.Terminate, plan.RecheckIn)
+	pods := gtPods(t0)
+	for _, p := range pods {
+		if p.Labels[grovev1.LabelPodCliqueScalingGroupReplicaIndex] == "0" {
+			p.CreationTimestamp = metav1.NewTime(first.Add(15 * time.Second)) // recycled at first+10s
+		}
 	}
-	plan = PlanGangTermination(pcs, cliques, nil, gtPods(t0), second.Add(10*time.Second))
-	if len(plan.Terminate) != 1 || plan.Terminate[0].Group != "" || !plan.Terminate[0].Since.Equal(second) {
-		t.Fatalf("terminate %+v; want replica 0 from the second breach", plan.Terminate)
+	groups := map[string]*grovev1.PodCliqueScalingGroup{"gt-0-sg": breachedGroup("gt-0-sg", "InsufficientAvailableReplicas", second)}
+	plan := PlanGangTermination(pcs, cliques, groups, pods, second.Add(10*time.Second))
+	if len(plan.Terminate) != 1 || plan.Terminate[0].String() != "replica 0" || plan.Terminate[0].Breached != "PodCliqueScalingGroup gt-0-sg" {
+		t.Fatalf("terminate %+v; want replica 0 for its group", plan.Terminate)
 	}
 }
 

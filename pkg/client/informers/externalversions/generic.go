@@ -55,6 +55,8 @@ func (f *genericInformer) Lister() cache.GenericLister {
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=grove.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("clustertopologybindings"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Grove().V1alpha1().ClusterTopologyBindings().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("podcliques"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Grove().V1alpha1().PodCliques().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("podcliquescalinggroups"):

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+// ClusterTopologyBindingListerExpansion allows custom methods to be added to
+// ClusterTopologyBindingLister.
+type ClusterTopologyBindingListerExpansion interface{}
+
 // PodCliqueListerExpansion allows custom methods to be added to
 // PodCliqueLister.
 type PodCliqueListerExpansion interface{}

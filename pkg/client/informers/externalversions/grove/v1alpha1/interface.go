@@ -24,6 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// ClusterTopologyBindings returns a ClusterTopologyBindingInformer.
+	ClusterTopologyBindings() TypedClusterTopologyBindingInformer
 	// PodCliques returns a PodCliqueInformer.
 	PodCliques() TypedPodCliqueInformer
 	// PodCliqueScalingGroups returns a PodCliqueScalingGroupInformer.
@@ -41,6 +43,11 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// ClusterTopologyBindings returns a TypedClusterTopologyBindingInformer.
+func (v *version) ClusterTopologyBindings() TypedClusterTopologyBindingInformer {
+	return &clusterTopologyBindingInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // PodCliques returns a TypedPodCliqueInformer.

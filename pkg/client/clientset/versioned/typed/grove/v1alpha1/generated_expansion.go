@@ -18,6 +18,8 @@ limitations under the License.
 
 package v1alpha1
 
+type ClusterTopologyBindingExpansion interface{}
+
 type PodCliqueExpansion interface{}
 
 type PodCliqueScalingGroupExpansion interface{}

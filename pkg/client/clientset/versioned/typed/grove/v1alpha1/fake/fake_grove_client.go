@@ -28,6 +28,10 @@ type FakeGroveV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeGroveV1alpha1) ClusterTopologyBindings() v1alpha1.ClusterTopologyBindingInterface {
+	return newFakeClusterTopologyBindings(c)
+}
+
 func (c *FakeGroveV1alpha1) PodCliques(namespace string) v1alpha1.PodCliqueInterface {
 	return newFakePodCliques(c, namespace)
 }
