@@ -46,7 +46,7 @@ type Termination struct {
 	// Breached names what fired it ("PodClique <name>", or "PodCliqueScalingGroup <name>"
 	// for a group below its minAvailable), and Since when that breach began.
 	Breached string
-	Since  time.Time
+	Since    time.Time
 }
 
 // String names the unit as events and logs show it.
