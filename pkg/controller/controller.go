@@ -12,6 +12,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,10 +65,11 @@ type Controller struct {
 	desired   map[string]*workload.DesiredCache
 	revisions appslisters.ControllerRevisionLister
 	synced    []cache.InformerSynced
-	// topologies reads Grove's ClusterTopologyBindings; nil when the API server serves none
+	// topologies reads Grove's ClusterTopologyBindings; nil until the API server serves them
 	// (topology.go).
-	topologies grovelisters.ClusterTopologyBindingLister
-	queue      workqueue.TypedRateLimitingInterface[string]
+	topologies   atomic.Pointer[grovelisters.ClusterTopologyBindingLister]
+	topologyPoll time.Duration
+	queue        workqueue.TypedRateLimitingInterface[string]
 
 	// admitter, when set, is asked before every surge member is created.
 	admitter surge.Admitter
@@ -131,6 +133,7 @@ func New(kube kubernetes.Interface, client versioned.Interface, recorder record.
 		updates: map[string]updateState{},
 
 		releaseLostAfter: DefaultReleaseLostMembersAfter,
+		topologyPoll:     DefaultTopologyPoll,
 	}
 	foreign := cache.Indexers{indexForeignBySet: foreignSetIndex}
 	c.index = childIndexers{

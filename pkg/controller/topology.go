@@ -4,15 +4,18 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	grovelisters "github.com/phalanx-sched/phalanx/pkg/client/listers/grove/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -22,48 +25,88 @@ const (
 	ReasonTopologyDomainUnknown = "TopologyDomainUnknown"
 )
 
-// watchTopologies starts reading Grove's ClusterTopologyBindings when the API server serves
-// them (Grove's CRD is installed): a set whose constraints name a binding then has its
-// packing domains written into its PodGangs as the binding's node label keys, as Grove's
-// operator writes them. A binding that changes brings a pass of every set that names it.
-// Without the CRD nothing is read, and domains are node label keys as written. Call before
-// the factories start.
+// DefaultTopologyPoll is how often the controller asks whether the API server serves Grove's
+// ClusterTopologyBindings, while it does not.
+const DefaultTopologyPoll = 30 * time.Second
+
+// SetTopologyPoll sets how often the controller looks for Grove's ClusterTopologyBinding CRD
+// while the API server does not serve it (DefaultTopologyPoll). Call before Run.
+func (c *Controller) SetTopologyPoll(d time.Duration) { c.topologyPoll = d }
+
+// watchTopologies reads Grove's ClusterTopologyBindings once the API server serves them
+// (Grove's CRD is installed, before or after the controller started): a set whose constraints
+// name a binding then has its packing domains written into its PodGangs as the binding's node
+// label keys, as Grove's operator writes them. A binding that appears or changes brings a pass
+// of every set that names it. Until the CRD is served, domains are node label keys as written.
+// Call before the factories start: a CRD served now is part of the first sync.
 func (c *Controller) watchTopologies(ctx context.Context) {
+	if c.topologiesServed(ctx) {
+		inf, lister := c.readTopologies()
+		c.synced = append(c.synced, inf.HasSynced) // no pass runs before the first sync
+		c.topologies.Store(&lister)
+		return
+	}
+	// The poll stops (pollCtx) once the informer runs; the informer lives as long as ctx.
+	pollCtx, stop := context.WithCancel(ctx)
+	go wait.UntilWithContext(pollCtx, func(pollCtx context.Context) {
+		if !c.topologiesServed(pollCtx) {
+			return
+		}
+		defer stop()
+		inf, lister := c.readTopologies()
+		c.phalanxFactory.Start(ctx.Done()) // starts the informer just requested
+		if !cache.WaitForNamedCacheSync("clustertopologybindings", ctx.Done(), inf.HasSynced) {
+			return
+		}
+		c.topologies.Store(&lister)
+		klog.FromContext(ctx).Info("Reading Grove's ClusterTopologyBindings (the API server serves them now)")
+		c.enqueueNamingTopology("")
+	}, c.topologyPoll)
+}
+
+// topologiesServed asks discovery whether the API server serves grove.io ClusterTopologyBindings.
+func (c *Controller) topologiesServed(ctx context.Context) bool {
 	resources, err := c.kube.Discovery().ServerResourcesForGroupVersion(grovev1.SchemeGroupVersion.String())
-	if err != nil && !apierrors.IsNotFound(err) {
-		klog.FromContext(ctx).Info("Could not tell whether the API server serves ClusterTopologyBindings; packing domains are taken as node label keys", "err", err)
-		return
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).V(2).Info("Could not tell whether the API server serves ClusterTopologyBindings", "err", err)
+		}
+		return false
 	}
-	if resources == nil || !slices.ContainsFunc(resources.APIResources, func(r metav1.APIResource) bool { return r.Name == "clustertopologybindings" }) {
-		klog.FromContext(ctx).V(2).Info("The API server serves no grove.io ClusterTopologyBindings; packing domains are taken as node label keys")
-		return
-	}
+	return slices.ContainsFunc(resources.APIResources, func(r metav1.APIResource) bool { return r.Name == "clustertopologybindings" })
+}
+
+// readTopologies requests the ClusterTopologyBinding informer (started by the next factory
+// Start); a binding that changes enqueues the sets that name it.
+func (c *Controller) readTopologies() (cache.SharedIndexInformer, grovelisters.ClusterTopologyBindingLister) {
 	inf := c.phalanxFactory.Grove().V1alpha1().ClusterTopologyBindings()
-	c.topologies = inf.Lister()
-	enqueueNaming := func(obj any) {
-		name := ""
+	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if b, ok := obj.(*grovev1.ClusterTopologyBinding); ok {
-			name = b.Name
-		}
-		sets, err := c.sets.List(labels.Everything())
-		if err != nil {
-			return
-		}
-		for _, s := range sets {
-			if n, _ := workload.TopologyName(s); n != "" && n == name {
-				c.enqueueSet(s)
-			}
+			c.enqueueNamingTopology(b.Name)
 		}
 	}
 	_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueueNaming,
-		UpdateFunc: func(_, obj any) { enqueueNaming(obj) },
-		DeleteFunc: enqueueNaming,
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
 	})
-	c.synced = append(c.synced, inf.Informer().HasSynced)
+	return inf.Informer(), inf.Lister()
+}
+
+// enqueueNamingTopology enqueues the sets whose constraints name binding name ("": any).
+func (c *Controller) enqueueNamingTopology(name string) {
+	sets, err := c.sets.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, s := range sets {
+		if n, _ := workload.TopologyName(s); n != "" && (name == "" || n == name) {
+			c.enqueueSet(s)
+		}
+	}
 }
 
 // topologyKeys resolves the packing domains of pcs through the ClusterTopologyBinding its
@@ -80,11 +123,12 @@ func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) map[string]string {
 	if name == "" {
 		return nil
 	}
-	if c.topologies == nil {
-		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: the API server serves no grove.io ClusterTopologyBindings (Grove's CRD is not installed, or was installed after phalanx-scheduler started); packing domains are taken as node label keys", name))
+	lister := c.topologies.Load()
+	if lister == nil {
+		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: the API server serves no grove.io ClusterTopologyBindings (Grove's CRD is not installed; it is looked for every 30 s); packing domains are taken as node label keys", name))
 		return nil
 	}
-	b, err := c.topologies.Get(name)
+	b, err := (*lister).Get(name)
 	if err != nil {
 		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: %v; packing domains are taken as node label keys until it exists", name, err))
 		return nil

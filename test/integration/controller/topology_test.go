@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -13,12 +14,13 @@ import (
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/controller"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
 // installTopologyCRD installs a CRD of Grove's ClusterTopologyBinding (the part Phalanx
-// reads; Grove's own CRD validates more) and removes it at the end of the test.
+// reads; Grove's own CRD validates more), once per control plane.
 func installTopologyCRD(t *testing.T, env *framework.Env) {
 	t.Helper()
 	ext, err := apiextensionsclient.NewForConfig(env.Config)
@@ -60,6 +62,8 @@ func TestPackDomainResolvedThroughClusterTopology(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
+	// The controller starts first: Grove's CRD installed after it is found by its poll.
+	env.StartPhalanx(t, framework.Phalanx{Controller: true, Configure: func(c *controller.Controller) { c.SetTopologyPoll(200 * time.Millisecond) }})
 	installTopologyCRD(t, env)
 	binding := &grovev1.ClusterTopologyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: grovev1.SchemeGroupVersion.String(), Kind: "ClusterTopologyBinding"},
@@ -75,7 +79,6 @@ func TestPackDomainResolvedThroughClusterTopology(t *testing.T) {
 	})
 	// 4 nodes in rack-0, 2 in rack-1: 3 whole-node pods in one rack fit only in rack-0.
 	env.AddNodes(t, framework.GPUNodes("topo", 6))
-	env.StartPhalanx(t, framework.Phalanx{Controller: true})
 	pcs := framework.Workers(ns, "tp", 0, 1, 600)
 	pcs.Spec.Template.TopologyConstraint = &grovev1.TopologyConstraint{TopologyName: binding.Name, PackDomain: ptr.To("rack")}
 	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
