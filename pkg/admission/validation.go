@@ -139,6 +139,13 @@ func ValidatePodCliqueSet(pcs *grovev1.PodCliqueSet) field.ErrorList {
 	}
 	errs = append(errs, validateNameLengths(pcs, groupOf)...)
 	errs = append(errs, validateStrategies(pcs, groupOf)...)
+	// Grove's fields Phalanx's controller acts on (each message names the entry's field).
+	if _, err := workload.SharingOf(&spec.Template); err != nil {
+		errs = append(errs, field.Invalid(tplPath, "resourceSharing", err.Error()))
+	}
+	if _, err := workload.TopologyName(pcs); err != nil {
+		errs = append(errs, field.Invalid(tplPath, "topologyName", err.Error()))
+	}
 	return errs
 }
 

@@ -182,6 +182,10 @@ func (a *applier) apply(obs *observed, want *workload.World, ro *rollout) error 
 			}
 		}
 	}
+	// Shared claims before the pods that reference them.
+	if err := a.applyClaims(obs, want); err != nil {
+		return err
+	}
 	pending, err := pendingReservations(a.pcs)
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Dropping unreadable pending reservations")
@@ -453,6 +457,7 @@ func (a *applier) deleteUnwanted(obs *observed, want *workload.World, wantPods m
 			}))
 		}
 	}
+	errs = append(errs, a.deleteUnwantedClaims(obs, want))
 	return errors.Join(errs...)
 }
 

@@ -441,6 +441,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 // a caller that drives Reconcile itself (a preview) calls it instead of Run.
 func (c *Controller) StartInformers(ctx context.Context) error {
 	c.watchTopologies(ctx)
+	c.watchClaims(ctx)
 	c.kubeFactory.Start(ctx.Done())
 	c.phalanxFactory.Start(ctx.Done())
 	c.nodeFactory.Start(ctx.Done())

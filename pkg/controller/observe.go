@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
@@ -19,6 +20,9 @@ type observed struct {
 	gangs    map[string]*schedv1.PodGang
 	pods     map[string]*corev1.Pod
 	services map[string]*corev1.Service
+	// claims are the ResourceClaims made for the set's resource sharing (empty when the API
+	// server serves no DRA API).
+	claims map[string]*resourcev1.ResourceClaim
 	// podNames are the pods named otherwise than workload.PodName (adopted from another
 	// operator), by the PodName of their clique and index (workload.Observed.PodNames).
 	podNames map[string]string
@@ -78,6 +82,8 @@ func setIndex(obj any) ([]string, error) {
 // childIndexers are the caches observe reads, indexed by set.
 type childIndexers struct {
 	cliques, groups, gangs, pods, services cache.Indexer
+	// claims is nil when the API server serves no resource.k8s.io/v1 (claims.go).
+	claims cache.Indexer
 }
 
 // addSetIndex adds indexBySet (and more indexers, if any) to an informer and returns its
@@ -189,6 +195,16 @@ func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
 	}
 	for _, x := range svcs {
 		o.services[x.Name] = x
+	}
+	o.claims = map[string]*resourcev1.ResourceClaim{}
+	if c.index.claims != nil {
+		claims, err := byIndex[*resourcev1.ResourceClaim](c.index.claims, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range claims {
+			o.claims[x.Name] = x
+		}
 	}
 	return o, nil
 }

@@ -85,6 +85,8 @@ type World struct {
 	PodGangs      []*schedv1.PodGang
 	Services      []*corev1.Service
 	Pods          []*corev1.Pod
+	// Claims are the ResourceClaims of Grove's resource sharing (sharing.go).
+	Claims []SharedClaim
 }
 
 // GroupReplicas is the replica count of a scaling group: the template's, unless the group was
@@ -203,6 +205,9 @@ func (dc *DesiredCache) Desired(set *grovev1.PodCliqueSet, obs Observed) *World 
 		w.PodGangs = append(w.PodGangs, p.PodGangs...)
 		w.Services = append(w.Services, p.Services...)
 		w.Pods = append(w.Pods, p.Pods...)
+		for _, c := range p.Claims {
+			w.addClaim(c) // the set's AllReplicas claims are in every replica's part
+		}
 	}
 	sort.Slice(w.Pods, func(i, j int) bool { return w.Pods[i].Name < w.Pods[j].Name })
 	w.sliceGangs(set, owner, obs)
@@ -226,6 +231,11 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 	}
 	b := &replicaBuilder{pcs: pcs, replica: r, owner: owner, world: w, hashes: hashes, existing: obs.ExistingPods, podNames: obs.PodNames, obsCliques: obs.Cliques, topology: obs.TopologyKeys}
 	b.service()
+	// Entries that do not parse are left out here; the controller reports them.
+	b.sharing, _ = SharingOf(&pcs.Spec.Template)
+	if !b.sharing.Empty() {
+		sharedClaims(w, b.sharing.Set, "PodCliqueSet", pcs.Name, []int{r})
+	}
 	base := b.gang(BasePodGangName(pcs.Name, r), "")
 	for i := range pcs.Spec.Template.Cliques {
 		c := &pcs.Spec.Template.Cliques[i]
@@ -249,6 +259,9 @@ func buildReplica(set *grovev1.PodCliqueSet, obs Observed, r int, owner metav1.O
 			if j >= int(replicas) {
 				groupReplicas = append(groupReplicas, j)
 			}
+		}
+		if !b.sharing.Empty() {
+			sharedClaims(w, b.sharing.Groups[cfg.Name], "PodCliqueScalingGroup", sgName, groupReplicas)
 		}
 		for _, j := range groupReplicas {
 			gang := base
@@ -324,6 +337,8 @@ type replicaBuilder struct {
 	obsCliques map[string]*grovev1.PodClique
 	// topology is Observed.TopologyKeys.
 	topology map[string]string
+	// sharing is the resource sharing of the replica's template.
+	sharing *Sharing
 }
 
 // hash is TemplateHash(c), computed once per template and Desired call.
@@ -485,6 +500,9 @@ func (b *replicaBuilder) clique(c *grovev1.PodCliqueTemplateSpec, name string, g
 			indices = append(indices, i)
 		}
 	}
+	if !b.sharing.Empty() {
+		sharedClaims(b.world, b.sharing.Cliques[c.Name], "PodClique", name, indices)
+	}
 	for _, i := range indices {
 		pod := b.pod(c, pclq, i, gang, hash, sgName, group, groupReplica)
 		if i >= int(c.Spec.Replicas) {
@@ -540,6 +558,7 @@ func (b *replicaBuilder) pod(c *grovev1.PodCliqueTemplateSpec, pclq *grovev1.Pod
 	for ci := range spec.InitContainers {
 		spec.InitContainers[ci].Env = append(spec.InitContainers[ci].Env, env...)
 	}
+	injectClaims(spec, b.sharing.podClaims(b.pcs.Name, b.replica, c.Name, pclq.Name, i, group, sgName, groupReplica))
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.pcs.Namespace, Labels: labels, Annotations: pclq.Annotations},
 		Spec:       *spec,
