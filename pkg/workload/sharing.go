@@ -63,7 +63,7 @@ func (s SharingRef) claimName(owner string, r int) string {
 
 // ClaimTemplate is one of the set's resourceClaimTemplates.
 type ClaimTemplate struct {
-	Name         string                                `json:"name"`
+	Name         string                               `json:"name"`
 	TemplateSpec resourcev1.ResourceClaimTemplateSpec `json:"templateSpec"`
 }
 
