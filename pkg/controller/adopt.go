@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -100,10 +102,12 @@ type foreign struct {
 	gangs    []*schedv1.PodGang
 	services []*corev1.Service
 	pods     []*corev1.Pod
+	// claims are the ResourceClaims it made for the set's resource sharing.
+	claims []*resourcev1.ResourceClaim
 }
 
 func (f *foreign) empty() bool {
-	return len(f.cliques)+len(f.groups)+len(f.gangs)+len(f.services)+len(f.pods) == 0
+	return len(f.cliques)+len(f.groups)+len(f.gangs)+len(f.services)+len(f.pods)+len(f.claims) == 0
 }
 
 // ownedBy reports whether uid is m's controller.
@@ -174,6 +178,16 @@ func (c *Controller) findForeign(pcs *grovev1.PodCliqueSet) (*foreign, error) {
 	}
 	if f.services, err = foreignOf[*corev1.Service](c.index.services, key, owners); err != nil {
 		return nil, err
+	}
+	if c.index.claims != nil {
+		// Shared claims are controlled by the set, a scaling group or a PodClique.
+		claimOwners := maps.Clone(owners)
+		for _, x := range f.cliques {
+			claimOwners[x.UID] = true
+		}
+		if f.claims, err = foreignOf[*resourcev1.ResourceClaim](c.index.claims, key, claimOwners); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case len(f.cliques) > 0:
@@ -374,6 +388,15 @@ func (c *Controller) adoptForeign(ctx context.Context, pcs *grovev1.PodCliqueSet
 	for _, x := range f.services {
 		if err := relabel("Service", x, "", func(b []byte) error {
 			_, err := c.kube.CoreV1().Services(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
+			return err
+		}, nil); err != nil {
+			return true, err
+		}
+		n++
+	}
+	for _, x := range f.claims {
+		if err := relabel("ResourceClaim", x, "", func(b []byte) error {
+			_, err := c.kube.ResourceV1().ResourceClaims(ns).Patch(ctx, x.Name, mp, b, metav1.PatchOptions{})
 			return err
 		}, nil); err != nil {
 			return true, err

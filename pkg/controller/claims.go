@@ -32,7 +32,7 @@ func (c *Controller) watchClaims(ctx context.Context) {
 		return
 	}
 	inf := c.kubeFactory.Resource().V1().ResourceClaims().Informer()
-	c.index.claims = addSetIndex(inf)
+	c.index.claims = addSetIndex(inf, cache.Indexers{indexForeignBySet: foreignSetIndex})
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueOwnerAfterStatus,
 		UpdateFunc: func(_, o any) { c.enqueueOwnerAfterStatus(o) },

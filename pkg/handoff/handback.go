@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -163,6 +164,24 @@ func Handback(ctx context.Context, kube kubernetes.Interface, client versioned.I
 			return r, fmt.Errorf("handing back Service %s: %w", svcs.Items[i].Name, err)
 		}
 		r.Objects++
+	}
+
+	// Shared claims (Grove's resourceSharing), where the API server serves DRA.
+	claims, err := kube.ResourceV1().ResourceClaims(ns).List(ctx, sel)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return r, err
+	}
+	if claims != nil {
+		for i := range claims.Items {
+			raw, err := patchOf(&claims.Items[i], "")
+			if err != nil {
+				return r, err
+			}
+			if _, err := kube.ResourceV1().ResourceClaims(ns).Patch(ctx, claims.Items[i].Name, mp, raw, metav1.PatchOptions{}); err != nil {
+				return r, fmt.Errorf("handing back ResourceClaim %s: %w", claims.Items[i].Name, err)
+			}
+			r.Objects++
+		}
 	}
 
 	// Pods: a pod of the template the set asks for (Phalanx's hash of it) gets the operator's

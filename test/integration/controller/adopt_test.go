@@ -3,11 +3,13 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
@@ -111,6 +113,26 @@ func groveMade(t *testing.T, env *framework.Env, pcs *grovev1.PodCliqueSet) []st
 			t.Fatal(err)
 		}
 	}
+	sharing, err := workload.SharingOf(&pcs.Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range world.Claims {
+		owner := metav1.Object(pcs)
+		switch sc.OwnerKind {
+		case "PodClique":
+			owner = cliques[sc.OwnerName]
+		case "PodCliqueScalingGroup":
+			owner = groupUID[sc.OwnerName]
+		}
+		claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: sc.Name, Namespace: ns,
+			Labels:          grove(map[string]string{grovev1.LabelPodCliqueSet: pcs.Name, "app.kubernetes.io/component": workload.ComponentResourceClaim}),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(owner, grovev1.SchemeGroupVersion.WithKind(sc.OwnerKind))}},
+			Spec: sharing.Template(sc.Ref).Spec}
+		if _, err := env.Kube.ResourceV1().ResourceClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, p := range pods {
 		if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -126,6 +148,21 @@ func groveMade(t *testing.T, env *framework.Env, pcs *grovev1.PodCliqueSet) []st
 	}
 	sort.Strings(names)
 	return names
+}
+
+// sharedClaims are the UIDs, by name, of the namespace's shared claims that manager labels as
+// its own.
+func sharedClaims(t *testing.T, env *framework.Env, ns, manager string) map[string]string {
+	t.Helper()
+	list, err := env.Kube.ResourceV1().ResourceClaims(ns).List(context.Background(), metav1.ListOptions{LabelSelector: workload.LabelManagedBy + "=" + manager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range list.Items {
+		out[c.Name] = string(c.UID)
+	}
+	return out
 }
 
 // podUIDs are the namespace's pods by name, with their UIDs, once all of them run.
@@ -145,7 +182,8 @@ func runningPods(ctx context.Context, env *framework.Env, ns string, want int) (
 }
 
 // groveSetRunning starts the scheduler on 16 GPU nodes named prefix-N and makes the
-// disaggregated sample as Grove's operator would (groveMade), its pods placed and Running:
+// disaggregated sample, with a claim per replica shared by its pods (shareFabric), as Grove's
+// operator would (groveMade), its pods placed and Running:
 // the namespace, the set, the pods' names and their UIDs by name.
 func groveSetRunning(t *testing.T, env *framework.Env, prefix string) (string, *grovev1.PodCliqueSet, []string, map[string]string) {
 	t.Helper()
@@ -153,7 +191,11 @@ func groveSetRunning(t *testing.T, env *framework.Env, prefix string) (string, *
 	ns := env.NewNamespace(t)
 	env.AddNodes(t, framework.GPUNodes(prefix, 16))
 	env.StartScheduler(t, nil)
-	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, env.Sample(t, ns, "disaggregated.yaml"), metav1.CreateOptions{})
+	// Grove's resourceSharing: a claim per replica shared by all its pods, from a
+	// network-attached pool.
+	sample := env.Sample(t, ns, "disaggregated.yaml")
+	shareFabric(t, env, ns, sample)
+	pcs, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, sample, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +219,12 @@ func TestAdoptFromGroveKeepsEveryPod(t *testing.T) {
 	ctx := framework.Context(t)
 	ns, pcs, names, before := groveSetRunning(t, env, "adopt")
 
+	claimsBefore := sharedClaims(t, env, ns, groveManager)
 	env.StartController(t, func(c *controller.Controller) { c.SetAdoptFrom(groveManager) })
 	env.WaitAvailable(t, ns, pcsName, 2, len(names))
+	framework.Eventually(t, wait, "Grove's shared claims adopted, not made again", func(ctx context.Context) (bool, error) {
+		return maps.Equal(sharedClaims(t, env, ns, workload.ManagedBy), claimsBefore), nil
+	})
 	hashes := workload.TemplateHashes(pcs)
 	framework.Eventually(t, wait, "every pod Phalanx's, of the current template, with its name and UID", func(ctx context.Context) (bool, error) {
 		list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -319,6 +365,7 @@ func TestHandBackToGrove(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns, _, names, before := groveSetRunning(t, env, "handback")
+	claimsBefore := sharedClaims(t, env, ns, groveManager)
 	stop := env.StartController(t, func(c *controller.Controller) { c.SetAdoptFrom(groveManager) })
 	env.WaitAvailable(t, ns, pcsName, 2, len(names))
 	stop()
@@ -358,6 +405,9 @@ func TestHandBackToGrove(t *testing.T) {
 		if _, ok := c.Annotations[controller.AnnotationAdoptedStatus]; ok {
 			t.Errorf("PodClique %s keeps the adoption record", c.Name)
 		}
+	}
+	if got := sharedClaims(t, env, ns, groveManager); len(claimsBefore) == 0 || !maps.Equal(got, claimsBefore) {
+		t.Errorf("shared claims handed back %v, want Grove's %v", got, claimsBefore)
 	}
 	env.StartController(t, nil)
 	framework.Eventually(t, wait, "Phalanx's controller leaving the handed-back set alone", func(ctx context.Context) (bool, error) {

@@ -18,6 +18,41 @@ import (
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
 
+// publishFabric publishes a network-attached pool of 8 devices of the test driver (every node
+// reaches it, as an IMEX channel or a NIC fabric), removed with the test.
+func publishFabric(t *testing.T, env *framework.Env, ns string) {
+	t.Helper()
+	env.CreateGPUDeviceClass(t)
+	fabric := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "fabric-" + ns},
+		Spec: resourcev1.ResourceSliceSpec{Driver: framework.GPUDriver, AllNodes: ptr.To(true),
+			Pool: resourcev1.ResourcePool{Name: "fabric-" + ns, Generation: 1, ResourceSliceCount: 1}}}
+	for i := 0; i < 8; i++ {
+		fabric.Spec.Devices = append(fabric.Spec.Devices, resourcev1.Device{Name: fmt.Sprintf("channel-%d", i)})
+	}
+	if _, err := env.Kube.ResourceV1().ResourceSlices().Create(context.Background(), fabric, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.Kube.ResourceV1().ResourceSlices().Delete(context.Background(), fabric.Name, metav1.DeleteOptions{})
+	})
+}
+
+// fabricClaim is a claim of one device of the test driver.
+func fabricClaim() resourcev1.ResourceClaimSpec {
+	return resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "ch",
+		Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: framework.GPUDriver}}}}}
+}
+
+// shareFabric makes pcs share, per replica, a claim of one fabric device (publishFabric) by
+// all its pods (Grove's resourceSharing, scope PerReplica, the set's own template "fabric").
+func shareFabric(t *testing.T, env *framework.Env, ns string, pcs *grovev1.PodCliqueSet) {
+	t.Helper()
+	publishFabric(t, env, ns)
+	pcs.Spec.Template.ResourceClaimTemplates = append(pcs.Spec.Template.ResourceClaimTemplates,
+		groveObject(t, map[string]any{"name": "fabric", "templateSpec": map[string]any{"spec": fabricClaim()}}))
+	pcs.Spec.Template.ResourceSharing = append(pcs.Spec.Template.ResourceSharing, groveObject(t, map[string]any{"name": "fabric", "scope": "PerReplica"}))
+}
+
 func groveObject(t *testing.T, v any) grovev1.GroveObject {
 	t.Helper()
 	raw, err := json.Marshal(v)
@@ -37,25 +72,11 @@ func TestResourceSharingClaims(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
 	ns := env.NewNamespace(t)
-	// Whole-node pods on 9 nodes; the shared claims take devices of a network-attached pool
-	// (every node reaches it), as an IMEX channel or a NIC fabric is.
+	// Whole-node pods on 9 nodes; the shared claims take devices of a network-attached pool.
 	env.AddNodes(t, framework.GPUNodes("share", 9))
-	env.CreateGPUDeviceClass(t)
-	fabric := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "fabric-" + ns},
-		Spec: resourcev1.ResourceSliceSpec{Driver: framework.GPUDriver, AllNodes: ptr.To(true),
-			Pool: resourcev1.ResourcePool{Name: "fabric-" + ns, Generation: 1, ResourceSliceCount: 1}}}
-	for i := 0; i < 8; i++ {
-		fabric.Spec.Devices = append(fabric.Spec.Devices, resourcev1.Device{Name: fmt.Sprintf("channel-%d", i)})
-	}
-	if _, err := env.Kube.ResourceV1().ResourceSlices().Create(ctx, fabric, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = env.Kube.ResourceV1().ResourceSlices().Delete(context.Background(), fabric.Name, metav1.DeleteOptions{})
-	})
+	publishFabric(t, env, ns)
 	env.StartPhalanx(t, framework.Phalanx{Controller: true})
-	claimSpec := resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "ch",
-		Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: framework.GPUDriver}}}}}
+	claimSpec := fabricClaim()
 	if _, err := env.Kube.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "imex"}, Spec: resourcev1.ResourceClaimTemplateSpec{Spec: claimSpec}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

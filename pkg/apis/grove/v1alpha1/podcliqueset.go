@@ -237,7 +237,8 @@ type PodCliqueSetTemplateSpec struct {
 	// +optional
 	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfig `json:"podCliqueScalingGroups,omitempty"`
 	// ResourceClaimTemplates and ResourceSharing are Grove's (DRA claims shared by the pods
-	// of a replica). Phalanx keeps them as written and does not act on them.
+	// below an owner), kept as written (any fields) and read by the controller
+	// (workload.SharingOf; the webhook refuses entries it cannot read).
 	// +optional
 	ResourceClaimTemplates []GroveObject `json:"resourceClaimTemplates,omitempty"`
 	// +optional
@@ -335,7 +336,7 @@ type PodCliqueTemplateSpec struct {
 	RollingUpdate *RollingUpdateConfiguration `json:"rollingUpdate,omitempty"`
 	// Spec is the specification of the PodClique made from this template.
 	Spec PodCliqueSpec `json:"spec"`
-	// ResourceSharing is Grove's; kept as written.
+	// ResourceSharing is Grove's: claims shared by the clique's pods (workload.SharingOf).
 	// +optional
 	ResourceSharing []GroveObject `json:"resourceSharing,omitempty"`
 }
@@ -375,8 +376,8 @@ type PodCliqueScalingGroupConfig struct {
 	// Annotations are Grove's, for the scaling group object; kept as written.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
-	// ScaleConfig and ResourceSharing are Grove's (autoscaling bounds, shared claims); kept as
-	// written, not acted on.
+	// ScaleConfig (autoscaling bounds) is Grove's, kept as written, not acted on;
+	// ResourceSharing (claims shared by the group's pods) is read (workload.SharingOf).
 	// +optional
 	ScaleConfig *GroveObject `json:"scaleConfig,omitempty"`
 	// +optional
