@@ -198,6 +198,9 @@ func (c *Controller) findForeign(pcs *grovev1.PodCliqueSet) (*foreign, error) {
 		f.manager = f.gangs[0].Labels[workload.LabelManagedBy]
 	case len(f.services) > 0:
 		f.manager = f.services[0].Labels[workload.LabelManagedBy]
+	case len(f.claims) > 0:
+		// Only claims left (their cache lags the others' after an adoption).
+		f.manager = f.claims[0].Labels[workload.LabelManagedBy]
 	}
 	if len(c.adoptFrom) == 0 || f.manager != "" && !c.adoptFrom[f.manager] {
 		return f, nil
