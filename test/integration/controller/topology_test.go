@@ -134,11 +134,14 @@ func TestPackDomainUnresolvedSaysWhy(t *testing.T) {
 		}
 		return false, fmt.Errorf("%d events, none TopologyNotFound", len(list.Items))
 	})
-	gang, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, workload.BasePodGangName("tu", 0), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tc := gang.Spec.TopologyConstraint; tc == nil || ptr.Deref(tc.PackConstraint.Required, "") != "rack" {
-		t.Fatalf("PodGang topologyConstraint %+v, want the domain kept as written", tc)
-	}
+	framework.Eventually(t, wait, "the PodGang with the domain kept as written", func(ctx context.Context) (bool, error) {
+		gang, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Get(ctx, workload.BasePodGangName("tu", 0), metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if tc := gang.Spec.TopologyConstraint; tc == nil || ptr.Deref(tc.PackConstraint.Required, "") != "rack" {
+			return false, framework.Terminal(fmt.Errorf("PodGang topologyConstraint %+v, want the domain kept as written", tc))
+		}
+		return true, nil
+	})
 }
