@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,7 +51,8 @@ func (c *Controller) enqueueOwnerAfterStatus(obj any) { c.enqueueOwnerAfter(obj,
 // template (the set's resourceClaimTemplates, else a ResourceClaimTemplate object), owned by the
 // object it is shared under (the set, a scaling group or a PodClique: it goes with it). A claim
 // whose owner the cache does not show yet is made by a later pass; one whose template cannot
-// be read gets an event and is retried, the pods that reference it waiting for it.
+// be read gets an event and is looked for again (claimTemplateRetry): the pods that reference
+// it wait for it, the rest of the set goes on.
 func (a *applier) applyClaims(obs *observed, want *workload.World) error {
 	if len(want.Claims) == 0 {
 		return nil
@@ -58,12 +61,15 @@ func (a *applier) applyClaims(obs *observed, want *workload.World) error {
 	sharing, err := workload.SharingOf(&a.pcs.Spec.Template)
 	if err != nil {
 		c.warn(a.pcs, ReasonInvalidResourceSharing, err.Error())
+	} else {
+		c.clearWarning(a.pcs, ReasonInvalidResourceSharing)
 	}
 	if c.index.claims == nil {
 		c.warn(a.pcs, ReasonInvalidResourceSharing, "resourceSharing asks for ResourceClaims, but the API server serves no resource.k8s.io/v1 (DRA): none is made")
 		return nil
 	}
 	var errs []error
+	var missing []string // claims whose template cannot be read
 	for _, sc := range want.Claims {
 		if obs.claims[sc.Name] != nil {
 			continue
@@ -93,9 +99,7 @@ func (a *applier) applyClaims(obs *observed, want *workload.World) error {
 			}
 			t, err := c.kube.ResourceV1().ResourceClaimTemplates(tns).Get(a.ctx, sc.Ref.Name, metav1.GetOptions{})
 			if err != nil {
-				c.warn(a.pcs, ReasonClaimTemplateNotFound, fmt.Sprintf("ResourceClaim %s: template %q is not in spec.template.resourceClaimTemplates and ResourceClaimTemplate %s/%s cannot be read: %v",
-					sc.Name, sc.Ref.Name, tns, sc.Ref.Name, err))
-				errs = append(errs, fmt.Errorf("resource claim template %s/%s for claim %s: %w", tns, sc.Ref.Name, sc.Name, err))
+				missing = append(missing, fmt.Sprintf("%s (ResourceClaimTemplate %s/%s: %v)", sc.Name, tns, sc.Ref.Name, err))
 				continue
 			}
 			spec = &t.Spec
@@ -115,8 +119,19 @@ func (a *applier) applyClaims(obs *observed, want *workload.World) error {
 			errs = append(errs, err)
 		}
 	}
+	if len(missing) > 0 {
+		// The rest of the set goes on (its pods that reference such a claim wait for it); no
+		// event says when a template appears, so look again.
+		c.warn(a.pcs, ReasonClaimTemplateNotFound, fmt.Sprintf("not made, their template is neither in spec.template.resourceClaimTemplates nor readable: %s", strings.Join(missing, "; ")))
+		c.queue.AddAfter(a.key(), claimTemplateRetry)
+	} else {
+		c.clearWarning(a.pcs, ReasonClaimTemplateNotFound)
+	}
 	return errors.Join(errs...)
 }
+
+// claimTemplateRetry is how soon a pass looks again for a ResourceClaimTemplate it could not read.
+const claimTemplateRetry = 30 * time.Second
 
 // labelComponent is app.kubernetes.io/component, as Grove labels the claims it makes.
 const labelComponent = "app.kubernetes.io/component"

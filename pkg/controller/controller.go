@@ -67,7 +67,9 @@ type Controller struct {
 	synced    []cache.InformerSynced
 	// topologies reads Grove's ClusterTopologyBindings; nil until the API server serves them
 	// (topology.go).
-	topologies   atomic.Pointer[grovelisters.ClusterTopologyBindingLister]
+	topologies atomic.Pointer[grovelisters.ClusterTopologyBindingLister]
+	// warnings are the last Warning event of each set and reason (warn).
+	warnings     sync.Map
 	topologyPoll time.Duration
 	queue        workqueue.TypedRateLimitingInterface[string]
 

@@ -37,6 +37,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) error {
 		c.expect.forget(key)
 		c.own.forget(key)
 		c.forgetDesired(key)
+		c.forgetWarnings(key)
 		stepped = false
 		c.steps.forget(key)
 		return nil // owner references let the garbage collector remove the children

@@ -123,28 +123,67 @@ func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) map[string]string {
 	if name == "" {
 		return nil
 	}
+	resolved := true
+	defer func() {
+		if resolved {
+			c.clearWarning(pcs, ReasonTopologyNotFound)
+			c.clearWarning(pcs, ReasonTopologyDomainUnknown)
+		}
+	}()
 	lister := c.topologies.Load()
 	if lister == nil {
+		resolved = false
 		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: the API server serves no grove.io ClusterTopologyBindings (Grove's CRD is not installed; it is looked for every 30 s); packing domains are taken as node label keys", name))
 		return nil
 	}
 	b, err := (*lister).Get(name)
 	if err != nil {
+		resolved = false
 		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: %v; packing domains are taken as node label keys until it exists", name, err))
 		return nil
 	}
 	keys := workload.TopologyKeysOf(b)
+	var unknown []string
 	for _, d := range workload.TopologyDomains(pcs) {
 		if keys[d] == "" {
-			c.warn(pcs, ReasonTopologyDomainUnknown, fmt.Sprintf("packing domain %q is not a level of ClusterTopologyBinding %s (levels: %v); taken as a node label key", d, name, b.Spec.Levels))
+			unknown = append(unknown, d)
 		}
+	}
+	if len(unknown) > 0 {
+		resolved = false
+		c.warn(pcs, ReasonTopologyDomainUnknown, fmt.Sprintf("packing domains %q are not levels of ClusterTopologyBinding %s (levels: %v); taken as node label keys", unknown, name, b.Spec.Levels))
 	}
 	return keys
 }
 
-// warn records a Warning event on pcs (the recorder aggregates repeats).
+// warn records a Warning event on pcs when it says something else than the last one of its
+// reason did: the checks that call it run on every pass, and a pass is not news.
 func (c *Controller) warn(pcs *grovev1.PodCliqueSet, reason, msg string) {
+	k := warningKey{set: cache.MetaObjectToName(pcs).String(), reason: reason}
+	if last, ok := c.warnings.Load(k); ok && last == msg {
+		return
+	}
+	c.warnings.Store(k, msg)
 	if c.recorder != nil {
 		c.recorder.Event(pcs, corev1.EventTypeWarning, reason, msg)
 	}
+}
+
+// warningKey is a set and a reason of warn.
+type warningKey struct{ set, reason string }
+
+// clearWarning forgets the last warning of reason on pcs: the condition it reported is gone,
+// and a recurrence is news again.
+func (c *Controller) clearWarning(pcs *grovev1.PodCliqueSet, reason string) {
+	c.warnings.Delete(warningKey{set: cache.MetaObjectToName(pcs).String(), reason: reason})
+}
+
+// forgetWarnings forgets every warning of the set key (it is gone).
+func (c *Controller) forgetWarnings(key string) {
+	c.warnings.Range(func(k, _ any) bool {
+		if k.(warningKey).set == key {
+			c.warnings.Delete(k)
+		}
+		return true
+	})
 }

@@ -87,6 +87,8 @@ type World struct {
 	Pods          []*corev1.Pod
 	// Claims are the ResourceClaims of Grove's resource sharing (sharing.go).
 	Claims []SharedClaim
+	// claimNames are the names in Claims (addClaim).
+	claimNames map[string]bool
 }
 
 // GroupReplicas is the replica count of a scaling group: the template's, unless the group was

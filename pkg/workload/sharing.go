@@ -183,11 +183,16 @@ func sharedClaims(w *World, refs []SharingRef, kind, owner string, replicas []in
 // addClaim adds c unless a claim of its name is there already (a set-wide claim is asked for
 // by every replica).
 func (w *World) addClaim(c SharedClaim) {
-	for _, x := range w.Claims {
-		if x.Name == c.Name {
-			return
+	if w.claimNames == nil {
+		w.claimNames = make(map[string]bool, len(w.Claims)+1)
+		for _, x := range w.Claims {
+			w.claimNames[x.Name] = true
 		}
 	}
+	if w.claimNames[c.Name] {
+		return
+	}
+	w.claimNames[c.Name] = true
 	w.Claims = append(w.Claims, c)
 }
 
