@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/served"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -28,8 +28,8 @@ const (
 // DRA's API nothing is read and no claim is made (a set that shares claims gets an event).
 // Call before the factories start.
 func (c *Controller) watchClaims(ctx context.Context) {
-	resources, err := c.kube.Discovery().ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String())
-	if err != nil || !slices.ContainsFunc(resources.APIResources, func(r metav1.APIResource) bool { return r.Name == "resourceclaims" }) {
+	ok, err := served.Resource(c.kube.Discovery(), resourcev1.SchemeGroupVersion.WithResource("resourceclaims"))
+	if err != nil || !ok {
 		klog.FromContext(ctx).V(2).Info("The API server serves no resource.k8s.io/v1 ResourceClaims; Grove's resourceSharing makes no claims", "err", err)
 		return
 	}

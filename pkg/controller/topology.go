@@ -3,12 +3,9 @@ package controller
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
@@ -16,6 +13,7 @@ import (
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	grovelisters "github.com/phalanx-sched/phalanx/pkg/client/listers/grove/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/served"
 	"github.com/phalanx-sched/phalanx/pkg/workload"
 )
 
@@ -66,14 +64,11 @@ func (c *Controller) watchTopologies(ctx context.Context) {
 
 // topologiesServed asks discovery whether the API server serves grove.io ClusterTopologyBindings.
 func (c *Controller) topologiesServed(ctx context.Context) bool {
-	resources, err := c.kube.Discovery().ServerResourcesForGroupVersion(grovev1.SchemeGroupVersion.String())
+	ok, err := served.Resource(c.kube.Discovery(), grovev1.SchemeGroupVersion.WithResource("clustertopologybindings"))
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			klog.FromContext(ctx).V(2).Info("Could not tell whether the API server serves ClusterTopologyBindings", "err", err)
-		}
-		return false
+		klog.FromContext(ctx).V(2).Info("Could not tell whether the API server serves ClusterTopologyBindings", "err", err)
 	}
-	return slices.ContainsFunc(resources.APIResources, func(r metav1.APIResource) bool { return r.Name == "clustertopologybindings" })
+	return ok
 }
 
 // readTopologies requests the ClusterTopologyBinding informer (started by the next factory

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/phalanx-sched/phalanx/pkg/served"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
@@ -57,21 +57,9 @@ func (p *Adapter) startWhenServed(ctx context.Context, factory InformerFactory) 
 	return nil
 }
 
-// served reports whether discovery lists gvr's resource in its group version.
+// served reports whether the API server serves gvr (served.Resource).
 func (p *Adapter) served(gvr schema.GroupVersionResource) (bool, error) {
-	list, err := p.handle.ClientSet().Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	for _, r := range list.APIResources {
-		if r.Name == gvr.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
+	return served.Resource(p.handle.ClientSet().Discovery(), gvr)
 }
 
 func (p *Adapter) startInformers(ctx context.Context, factory InformerFactory) error {
