@@ -175,6 +175,9 @@ EOF
     run "$kind" create cluster --name "$CLUSTER" --image "$node_image" --config "${dir}/config.yaml" \
       --kubeconfig "$kubeconfig" --wait 5m
   fi
+  # A reused cluster may have been made from another checkout (or this one's .run/ was cleaned):
+  # its kubeconfig is written here either way (CI failed on a leftover cluster without it).
+  run "$kind" export kubeconfig --name "$CLUSTER" --kubeconfig "$kubeconfig"
   step "loading images into the nodes"
   run "$kind" load docker-image --name "$CLUSTER" "$phalanx_image" "$FAKEGPU_IMAGE" "$TESTSERVER_IMAGE" "${TESTSERVER_REPO}:v2" "$KWOK_IMAGE"
 
