@@ -138,3 +138,68 @@ func TestExtraHoldTimerFollowsANewHold(t *testing.T) {
 		t.Errorf("the extra was woken at %s, before the second hold ended at %s (the first hold's timer woke it)", woken.Format(time.StampMilli), second.Format(time.StampMilli))
 	}
 }
+
+// A gang's own member that its plan leaves out (above the podgroup's minimum) waits while the
+// plan is placed, instead of taking a node the plan gave a member of the quorum (on Grove's
+// OD7, an extra pc-a pod did so and released its own gang every 5 s); the quorum's Permit
+// wakes it, and with no plan it is not held.
+func TestExtraWaitsWhileItsGangsPlanIsPlaced(t *testing.T) {
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	h := &wakeups{woken: map[string]time.Time{}}
+	p := NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang, PermitTimeout: time.Minute})
+	p.SetStatusSink(noStatus{})
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	store.SetSpec(gang.Spec{Key: k, PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: 2}}, CreatedAt: time.Now()})
+	var pods []*v1.Pod
+	for i := 0; i < 3; i++ {
+		m := member(i, 8)
+		p.recordPod(m)
+		pods = append(pods, m)
+	}
+	minimum, extra := pods[:2], pods[2]
+	ctx := context.Background()
+	if got := podNames(store.DeficitPods(k)); got != "g-0,g-1" {
+		t.Fatalf("deficit = %s, want g-0,g-1", got)
+	}
+	store.SetPlan(k, map[string]string{"g-0": "n1", "g-1": "n2"})
+
+	state := framework.NewCycleState()
+	res, st := p.PreFilter(ctx, state, extra, nil)
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "waits while the gang's planned quorum is placed") || res != nil {
+		t.Fatalf("the extra's PreFilter while the plan is placed = %v, %v; want UnschedulableAndUnresolvable, waiting for the planned quorum", res, st)
+	}
+	if _, post := p.PostFilter(ctx, state, extra, nil); post.Code() != fwk.Unschedulable {
+		t.Errorf("PostFilter of the held extra = %v, want Unschedulable", post)
+	}
+	if left, _ := store.Backoff(k); left > 0 {
+		t.Fatalf("the held extra's PostFilter released its own gang (back-off %s)", left)
+	}
+	for i, m := range minimum {
+		res, st := p.PreFilter(ctx, framework.NewCycleState(), m, nil)
+		if !st.IsSuccess() || res == nil || !res.NodeNames.Has(fmt.Sprintf("n%d", i+1)) {
+			t.Fatalf("planned member %s: PreFilter = %v, %v; want its planned node n%d", m.Name, res, st, i+1)
+		}
+	}
+	if _, ok := h.at("ns/g-2"); ok {
+		t.Fatal("the extra was woken before its gang's quorum was placed")
+	}
+	for i, m := range minimum {
+		node := fmt.Sprintf("n%d", i+1)
+		p.Reserve(ctx, nil, m, node)
+		p.Permit(ctx, nil, m, node)
+	}
+	if _, ok := h.at("ns/g-2"); !ok {
+		t.Fatal("the extra was not woken when its gang's quorum was placed")
+	}
+	if _, st := p.PreFilter(ctx, framework.NewCycleState(), extra, nil); st.Code() == fwk.UnschedulableAndUnresolvable && strings.Contains(st.Message(), "planned quorum") {
+		t.Errorf("the extra is still held with its gang's quorum placed: %v", st.Message())
+	}
+}
+
+func podNames(pods []*v1.Pod) string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ",")
+}

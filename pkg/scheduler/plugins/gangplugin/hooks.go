@@ -36,7 +36,8 @@ func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 // packing label, or of any domain of a required level inside it) before any member holds
 // resources. With required packing it narrows the nodes to the gang's domain, and to the
 // domains of the member's own levels (pack.go). The first member of a quorum to be tried plans every member the
-// quorum needs in one pass (plan.go); each planned member's cycle is narrowed to its node.
+// quorum needs in one pass (plan.go); each planned member's cycle is narrowed to its node, and
+// the gang's members the plan leaves out wait until its quorum is placed (Permit wakes them).
 func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
 	if !ok {
@@ -55,9 +56,19 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	surge := p.store.Membership().IsSurge(pod)
 	if !surge {
-		if node, ok := p.plannedNode(k, pod); ok {
+		node, planned, active := p.store.PlanFor(k, pod.Name, p.opts.PermitTimeout)
+		if planned {
 			// Planned with its gang: the pass already checked the gang's fit, domain and holds.
 			return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
+		}
+		if active {
+			// An extra of a gang whose quorum is being placed: on its own it could take a node
+			// the plan gave a member of the quorum (and release its own gang, round after
+			// round). It cannot bind before that quorum anyway (Permit); the quorum's Permit
+			// wakes it.
+			state.Write(p.stateKey(), &cycleState{extraHeld: true})
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+				fmt.Sprintf("above the minimum of %s: waits while the gang's planned quorum is placed", k))
 		}
 	}
 	spec, _ := p.store.Spec(k)
@@ -136,9 +147,9 @@ func (p *Adapter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	if raw, err := state.Read(p.stateKey()); err == nil && raw.(*cycleState).extraHeld {
-		// Held for another gang's minimum: its own gang did not fail, and preempting for it
-		// would take what the minimum waits for.
-		return nil, fwk.NewStatus(fwk.Unschedulable, "held for another gang's minimum")
+		// Held for a gang's minimum (another gang's, or its own planned quorum): its own gang
+		// did not fail, and preempting for it would take what the minimum waits for.
+		return nil, fwk.NewStatus(fwk.Unschedulable, "held while a gang's minimum is placed")
 	}
 	released := p.release(ctx, state, pod, k)
 	res, st := p.preemptFor(ctx, pod)
@@ -223,7 +234,7 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 // Permit holds a member until its gang's quorum (bound + assumed non-surge members in every
 // podgroup) is reached, then lets every waiting member go. Members of an established gang
 // whose quorum is bound (surge, extra or replacement members) go at once and never wait.
-func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+func (p *Adapter) Permit(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
 	k, ok := p.keyOf(pod)
 	if !ok {
 		return nil, 0
@@ -236,10 +247,13 @@ func (p *Adapter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
 	}
 	if p.store.QuorumMet(k) {
-		p.dropPlan(k)
+		planned := p.dropPlan(k)
 		p.allowWaiting(k)
 		p.setWait(k, gang.Wait{})
 		p.wakeHeld(k) // its minimum is placed: the extras it held may take what is left
+		if planned {
+			p.activate(klog.FromContext(ctx), k) // its own extras, which waited while the plan was placed
+		}
 		return nil, 0
 	}
 	if !p.store.MembersPresent(k) {
