@@ -70,6 +70,20 @@ func gangTerminationCase(t *testing.T, pcs *grovev1.PodCliqueSet, pods int, vict
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, pcs.Name, 1, pods)
+	// Gang termination is off until the creation has ended, which the controller records once
+	// a pass of its own has seen every pod Ready: the set counts as available earlier (a scaling
+	// group needs only minAvailable replicas), and a pod lost before that pass leaves the
+	// creation open for good (make test under load: no termination in 90 s).
+	framework.Eventually(t, framework.UpdateTimeout, "the creation recorded as ended", func(ctx context.Context) (bool, error) {
+		got, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p := got.Status.UpdateProgress; p == nil || p.UpdateEndedAt == nil {
+			return false, fmt.Errorf("status.updateProgress %+v", p)
+		}
+		return true, nil
+	})
 	before := uidsOf(t, env, ns, pcs.Name)
 	terminations := framework.Metric(t, "phalanx_gang_terminations_total", map[string]string{"scope": scope})
 	p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, victim, metav1.GetOptions{})
