@@ -68,7 +68,14 @@ func deficitLocked(e *entry) []*member {
 				pending = append(pending, m)
 			}
 		}
-		sort.Slice(pending, func(a, b int) bool { return pending[a].Index < pending[b].Index })
+		// By index, then name for twins: the order extraLocked ranks them in, so that the queue
+		// and the planner agree on which members are the minimum.
+		sort.Slice(pending, func(a, b int) bool {
+			if pending[a].Index != pending[b].Index {
+				return pending[a].Index < pending[b].Index
+			}
+			return pending[a].pod.Name < pending[b].pod.Name
+		})
 		out = append(out, pending[:min(lack, len(pending))]...)
 	}
 	return out

@@ -312,6 +312,36 @@ func TestSortKey(t *testing.T) {
 	}
 }
 
+// The planner's deficit and the queue's minimum are the same members, twins (pods without an
+// index, or with the same one) included: the planner placed one twin while the queue treated
+// the other as the minimum and let it go ahead of the quorum.
+func TestDeficitPodsAgreeWithQueueKeys(t *testing.T) {
+	for try := 0; try < 20; try++ {
+		s, _ := newTestStore()
+		s.SetSpec(spec("twins", "w:2"))
+		var pods []*v1.Pod
+		for _, name := range []string{"twins-e", "twins-b", "twins-d", "twins-a", "twins-c"} {
+			p := pod("twins", "w", 0)
+			p.Name, p.UID = name, types.UID(name)
+			s.UpsertPod(p)
+			pods = append(pods, p)
+		}
+		deficit := map[string]bool{}
+		for _, p := range s.DeficitPods(key("twins")) {
+			deficit[p.Name] = true
+		}
+		if len(deficit) != 2 || !deficit["twins-a"] || !deficit["twins-b"] {
+			t.Fatalf("deficit %v, want twins-a and twins-b (index, then name)", deficit)
+		}
+		for _, p := range pods {
+			q, _ := s.SortKey(p)
+			if q.Extra == deficit[p.Name] {
+				t.Fatalf("%s: queue extra %v, planner's deficit %v", p.Name, q.Extra, deficit[p.Name])
+			}
+		}
+	}
+}
+
 // Minimums before extras: the members an established gang has above its podgroups'
 // minReplicas (and surge members) are extras; the members a gang needs for its minimum (first
 // placement, or an established gang's deficit) are not, nor are pods of a fresh gang below
