@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
@@ -28,6 +29,10 @@ type observed struct {
 	podNames map[string]string
 	// topology is the set's packing domains as node label keys (workload.Observed.TopologyKeys).
 	topology map[string]string
+	// topologyCond and keepTopologyCond: the set's TopologyLevelsUnavailable condition
+	// (Controller.topologyKeys).
+	topologyCond     *metav1.Condition
+	keepTopologyCond bool
 
 	// byLabel are the pods grouped by the value of a label (podsBy), built once per pass
 	// and label; setPod drops them.
@@ -188,7 +193,7 @@ func (c *Controller) observe(pcs *grovev1.PodCliqueSet) (*observed, error) {
 		o.pods[x.Name] = x
 	}
 	o.podNames = adoptedNames(o.pods)
-	o.topology = c.topologyKeys(pcs)
+	o.topology, o.topologyCond, o.keepTopologyCond = c.topologyKeys(pcs)
 	svcs, err := byIndex[*corev1.Service](c.index.services, key)
 	if err != nil {
 		return nil, err

@@ -99,6 +99,7 @@ func (c *Controller) writeStatus(ctx context.Context, pcs *grovev1.PodCliqueSet,
 		}
 	}
 	st := setStatus(pcs, obs, want, now, conflicts, ro.hold.n)
+	setTopologyCondition(&st, obs.topologyCond, obs.keepTopologyCond, now)
 	setProgress(&st, pcs, ro, now)
 	// Grove's fields: the template revision, and the update counts while an update is recorded.
 	st.CurrentGenerationHash = ptr.To(ro.revision)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
@@ -108,15 +110,27 @@ func (c *Controller) enqueueNamingTopology(name string) {
 // constraints name (workload.Observed.TopologyKeys): nil when it names none. A binding that
 // cannot be read, and a domain the binding does not list, get a Warning event on the set; the
 // domain is then written as it is, so a required constraint is never dropped (its pods wait,
-// and the scheduler says no node carries that label, until the binding lists it).
-func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) map[string]string {
+// and the scheduler says no node carries that label, until the binding lists it). It also
+// returns the set's TopologyLevelsUnavailable condition as Grove's operator writes it
+// (topologyCondition), nil when the set is to have none, and keep when the condition is to
+// stay as it is.
+func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) (keys map[string]string, cond *metav1.Condition, keep bool) {
+	lister := c.topologies.Load()
 	name, err := workload.TopologyName(pcs)
 	if err != nil {
 		c.warn(pcs, ReasonTopologyNotFound, err.Error())
-		return nil
+		return nil, nil, true
 	}
+	domains := workload.TopologyDomains(pcs)
 	if name == "" {
-		return nil
+		if lister == nil {
+			return nil, nil, false // no Grove topology here: nothing to say
+		}
+		if len(domains) == 0 {
+			return nil, topologyCondition(pcs, metav1.ConditionFalse, ReasonAllTopologyLevelsAvailable, "No topology constraints defined"), false
+		}
+		return nil, topologyCondition(pcs, metav1.ConditionUnknown, ReasonTopologyNameMissing,
+			"topology constraints name no topologyName: their domains are taken as node label keys"), false
 	}
 	resolved := true
 	defer func() {
@@ -125,21 +139,21 @@ func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) map[string]string {
 			c.clearWarning(pcs, ReasonTopologyDomainUnknown)
 		}
 	}()
-	lister := c.topologies.Load()
 	if lister == nil {
 		resolved = false
 		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: the API server serves no grove.io ClusterTopologyBindings (Grove's CRD is not installed; it is looked for every 30 s); packing domains are taken as node label keys", name))
-		return nil
+		return nil, topologyCondition(pcs, metav1.ConditionUnknown, ReasonClusterTopologyNotFound,
+			"ClusterTopologyBinding resource not found (the API server serves no grove.io ClusterTopologyBindings)"), false
 	}
 	b, err := (*lister).Get(name)
 	if err != nil {
 		resolved = false
 		c.warn(pcs, ReasonTopologyNotFound, fmt.Sprintf("topologyName %q: %v; packing domains are taken as node label keys until it exists", name, err))
-		return nil
+		return nil, topologyCondition(pcs, metav1.ConditionUnknown, ReasonClusterTopologyNotFound, "ClusterTopologyBinding resource not found"), false
 	}
-	keys := workload.TopologyKeysOf(b)
+	keys = workload.TopologyKeysOf(b)
 	var unknown []string
-	for _, d := range workload.TopologyDomains(pcs) {
+	for _, d := range domains {
 		if keys[d] == "" {
 			unknown = append(unknown, d)
 		}
@@ -147,8 +161,36 @@ func (c *Controller) topologyKeys(pcs *grovev1.PodCliqueSet) map[string]string {
 	if len(unknown) > 0 {
 		resolved = false
 		c.warn(pcs, ReasonTopologyDomainUnknown, fmt.Sprintf("packing domains %q are not levels of ClusterTopologyBinding %s (levels: %v); taken as node label keys", unknown, name, b.Spec.Levels))
+		return keys, topologyCondition(pcs, metav1.ConditionTrue, ReasonTopologyLevelsUnavailable, fmt.Sprintf("Unavailable topology domains: %v", unknown)), false
 	}
-	return keys
+	return keys, topologyCondition(pcs, metav1.ConditionFalse, ReasonAllTopologyLevelsAvailable, "All topology levels are available"), false
+}
+
+// Grove's TopologyLevelsUnavailable condition of a PodCliqueSet, and its reasons: whether the
+// packing domains its constraints name are levels of the ClusterTopologyBinding they name.
+const (
+	ConditionTopologyLevelsUnavailable = "TopologyLevelsUnavailable"
+	ReasonAllTopologyLevelsAvailable   = "AllClusterTopologyLevelsAvailable"
+	ReasonTopologyLevelsUnavailable    = "ClusterTopologyLevelsUnavailable"
+	ReasonClusterTopologyNotFound      = "ClusterTopologyNotFound"
+	ReasonTopologyNameMissing          = "TopologyNameMissing"
+)
+
+func topologyCondition(pcs *grovev1.PodCliqueSet, status metav1.ConditionStatus, reason, msg string) *metav1.Condition {
+	return &metav1.Condition{Type: ConditionTopologyLevelsUnavailable, Status: status, Reason: reason, Message: msg, ObservedGeneration: pcs.Generation}
+}
+
+// setTopologyCondition writes the condition topologyKeys returned into st (see there).
+func setTopologyCondition(st *grovev1.PodCliqueSetStatus, cond *metav1.Condition, keep bool, now metav1.Time) {
+	switch {
+	case keep:
+	case cond == nil:
+		meta.RemoveStatusCondition(&st.Conditions, ConditionTopologyLevelsUnavailable)
+	default:
+		c := *cond
+		c.LastTransitionTime = now
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
 }
 
 // warn records a Warning event on pcs when it says something else than the last one of its

@@ -20,7 +20,11 @@ import (
 
 // PodCliqueSet is a set of identical replicas of a multi-role workload (for example prefill and
 // decode with leaders and workers). Each replica is made of PodCliques and PodCliqueScalingGroups
-// and is gang-scheduled through PodGangs.
+// and is gang-scheduled through PodGangs. Grove's rules for its topology fields are kept (a
+// PodCliqueSet Grove's API server refuses, Phalanx's refuses with the same message):
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.spec.template.topologyConstraint) || !has(self.spec.template.topologyConstraint.packDomain)",message="packDomain is deprecated and cannot be used on new workloads; use pack.required",fieldPath=".spec.template.topologyConstraint.packDomain",optionalOldSelf=true,reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.spec.template.cliques) || self.spec.template.cliques.all(c, !has(c.topologyConstraint) || !has(c.topologyConstraint.packDomain))",message="packDomain is deprecated and cannot be used on new workloads; use pack.required",fieldPath=".spec.template.cliques",optionalOldSelf=true,reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.spec.template.podCliqueScalingGroups) || self.spec.template.podCliqueScalingGroups.all(g, !has(g.topologyConstraint) || !has(g.topologyConstraint.packDomain))",message="packDomain is deprecated and cannot be used on new workloads; use pack.required",fieldPath=".spec.template.podCliqueScalingGroups",optionalOldSelf=true,reason=FieldValueForbidden
 type PodCliqueSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -265,22 +269,27 @@ type HeadlessServiceConfig struct {
 }
 
 // TopologyConstraint packs members into one topology domain. Grove names domains (rack, host)
-// and resolves them through a ClusterTopologyBinding (topologyName); Phalanx reads a domain as
-// the node label key itself.
+// and resolves them through a ClusterTopologyBinding (topologyName); Phalanx's controller does
+// the same where the API server serves Grove's ClusterTopologyBinding, and otherwise reads a
+// domain as the node label key itself (docs/architecture.md, "Topology: every level in one placement").
+// +kubebuilder:validation:XValidation:rule="has(self.pack) || has(self.packDomain)",message="topologyConstraint must specify pack or deprecated packDomain",fieldPath=".pack",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!(has(self.packDomain) && has(self.pack) && has(self.pack.required))",message="must not set both pack.required and deprecated packDomain",fieldPath=".pack.required"
 type TopologyConstraint struct {
-	// PackDomain is the node label key whose value all members must share (Grove: deprecated
-	// for pack.required).
+	// PackDomain is the domain all members must share; deprecated for pack.required, and
+	// refused on a new PodCliqueSet as Grove refuses it (kept for sets made before).
 	// +optional
 	PackDomain *string `json:"packDomain,omitempty"`
 	// Pack is Grove's current form: required and preferred packing domains.
 	// +optional
 	Pack *TopologyPackConstraint `json:"pack,omitempty"`
-	// TopologyName names Grove's ClusterTopologyBinding; kept as written, not read by Phalanx.
+	// TopologyName names Grove's ClusterTopologyBinding, through which the controller resolves
+	// domain names to node label keys.
 	// +optional
 	TopologyName string `json:"topologyName,omitempty"`
 }
 
 // TopologyPackConstraint is a required and a preferred packing domain.
+// +kubebuilder:validation:XValidation:rule="has(self.required) || has(self.preferred)",message="pack must specify at least one of required or preferred",reason=FieldValueRequired
 type TopologyPackConstraint struct {
 	// Required: the members are placed in one domain or not at all.
 	// +optional
