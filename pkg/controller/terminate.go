@@ -18,11 +18,27 @@ import (
 // termination.
 const ReasonGangTerminated = "GangTerminated"
 
-// updating reports whether pcs has an update (or its creation) in progress: the update
-// planner owns its replicas then, and takes members down on purpose within its budgets.
-func updating(pcs *grovev1.PodCliqueSet, revision string) bool {
-	p := pcs.Status.UpdateProgress
-	return pcs.Status.CurrentRevision != revision || p == nil || p.UpdateEndedAt == nil
+// updating reports whether pcs has an update in progress: the update planner owns its
+// replicas then, and takes members down on purpose within its budgets. The creation is not
+// one (firstRevision: the current template is the first of the set's history): it takes
+// nothing down, and a pod lost before a pass saw every pod Ready once would keep gang
+// termination off for good (Grove records no progress for a creation). A clique not yet
+// available since it was made is left alone by its own rule (workload.PlanGangTermination).
+func updating(pcs *grovev1.PodCliqueSet, revision string, firstRevision bool) bool {
+	if pcs.Status.CurrentRevision != revision {
+		return true
+	}
+	if p := pcs.Status.UpdateProgress; p != nil && p.UpdateEndedAt != nil {
+		return false
+	}
+	return !firstRevision
+}
+
+// firstRevision reports whether revision is the first template of pcs's history: its
+// ControllerRevision is number 1, which a later template (a rollback too) never gets.
+func (c *Controller) firstRevision(pcs *grovev1.PodCliqueSet, revision string) bool {
+	cr, err := c.revisions.ControllerRevisions(pcs.Namespace).Get(RevisionName(pcs.Name, revision))
+	return err == nil && cr.Revision == 1
 }
 
 // terminateGangs applies Grove's gang termination (workload.PlanGangTermination) to pcs: it
@@ -31,7 +47,7 @@ func updating(pcs *grovev1.PodCliqueSet, revision string) bool {
 // and when to look again for a breach whose delay has not run out. It does nothing while an
 // update is in progress (updating): a member the update takes down is not a regression.
 func (c *Controller) terminateGangs(ctx context.Context, pcs *grovev1.PodCliqueSet, obs *observed, revision string) (int, time.Duration, error) {
-	if updating(pcs, revision) {
+	if updating(pcs, revision, c.firstRevision(pcs, revision)) {
 		return 0, 0, nil
 	}
 	pods := make([]*corev1.Pod, 0, len(obs.pods))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -70,10 +71,11 @@ func gangTerminationCase(t *testing.T, pcs *grovev1.PodCliqueSet, pods int, vict
 		t.Fatal(err)
 	}
 	env.WaitAvailable(t, ns, pcs.Name, 1, pods)
-	// Gang termination is off until the creation has ended, which the controller records once
-	// a pass of its own has seen every pod Ready: the set counts as available earlier (a scaling
-	// group needs only minAvailable replicas), and a pod lost before that pass leaves the
-	// creation open for good (make test under load: no termination in 90 s).
+	// A breach counts only for a clique the controller has seen available (NotYetAvailable
+	// before): the set counts as available earlier (a scaling group needs only minAvailable
+	// replicas), and a pod lost before a pass saw its clique Ready left nothing to terminate
+	// (make test under load: no termination in 90 s). The creation's end is the pass that saw
+	// every pod Ready.
 	framework.Eventually(t, framework.UpdateTimeout, "the creation recorded as ended", func(ctx context.Context) (bool, error) {
 		got, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, pcs.Name, metav1.GetOptions{})
 		if err != nil {
@@ -179,4 +181,79 @@ func TestGangTerminationScalingGroupReplica(t *testing.T) {
 	if !containsAll(msg, "replica 1 of scaling group sg in replica 0 recreated", "PodClique gts-0-sg-1-worker", "3 pods deleted") {
 		t.Errorf("event message %q does not say what was recycled and why", msg)
 	}
+}
+
+// Gang termination during the creation: the scaling group's second replica cannot be placed
+// (3 nodes, 6 whole-node pods), so the creation never ends, while the first replica is up and
+// keeps the set available (minAvailable 1). A pod of that replica is then lost for good; past
+// terminationDelay the PodCliqueSet replica is recreated, as Grove's operator recreates it.
+// Before, gang termination waited for the creation to end, and a pod lost before then kept
+// it off for good.
+func TestGangTerminationDuringCreation(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	pcs := framework.GroupSet(ns, "gtc", 2, 1, 0, 1)
+	pcs.Spec.Template.TerminationDelay = &metav1.Duration{Duration: 2 * time.Second}
+	env.AddNodes(t, framework.GPUNodes("gtc", 3))
+	env.StartPhalanx(t, framework.Phalanx{Controller: true})
+	if _, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, pcs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := []string{"gtc-0-sg-0-leader-0", "gtc-0-sg-0-worker-0", "gtc-0-sg-0-worker-1"}
+	framework.Eventually(t, framework.UpdateTimeout, "the first group replica Running and seen available by the controller, the creation open", func(ctx context.Context) (bool, error) {
+		got, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Get(ctx, "gtc", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if p := got.Status.UpdateProgress; p != nil && p.UpdateEndedAt != nil {
+			return false, framework.Terminal(fmt.Errorf("the creation ended with a group replica unplaced: %+v", p))
+		}
+		sg, err := env.Phalanx.GroveV1alpha1().PodCliqueScalingGroups(ns).Get(ctx, "gtc-0-sg", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if c := meta.FindStatusCondition(sg.Status.Conditions, "MinAvailableBreached"); c == nil || c.Status != metav1.ConditionFalse {
+			return false, fmt.Errorf("scaling group MinAvailableBreached %+v", c)
+		}
+		for _, name := range first {
+			p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if p.Status.Phase != corev1.PodRunning {
+				return false, fmt.Errorf("%s %s", name, p.Status.Phase)
+			}
+		}
+		return true, nil
+	})
+	before := uidsOf(t, env, ns, "gtc")
+	victim, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "gtc-0-sg-0-worker-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setUnschedulable(t, env, []string{victim.Spec.NodeName}, true)
+	if err := env.Kube.CoreV1().Pods(ns).Delete(ctx, victim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.UpdateTimeout, "the replica's pods recreated", func(ctx context.Context) (bool, error) {
+		now := uidsOf(t, env, ns, "gtc")
+		for _, name := range []string{"gtc-0-sg-0-leader-0", "gtc-0-sg-0-worker-1"} {
+			if now[name] == "" || now[name] == before[name] {
+				return false, fmt.Errorf("%s not recreated yet", name)
+			}
+		}
+		return true, nil
+	})
+	framework.Eventually(t, wait, "event GangTerminated on the PodCliqueSet", func(ctx context.Context) (bool, error) {
+		list, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+			"involvedObject.kind": "PodCliqueSet", "involvedObject.name": "gtc", "reason": controller.ReasonGangTerminated}.String()})
+		if err != nil || len(list.Items) == 0 {
+			return false, err
+		}
+		if !containsAll(list.Items[0].Message, "replica 0 recreated") {
+			return false, framework.Terminal(fmt.Errorf("event %q does not name the replica", list.Items[0].Message))
+		}
+		return true, nil
+	})
 }
