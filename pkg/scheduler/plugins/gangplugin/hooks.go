@@ -247,13 +247,14 @@ func (p *Adapter) Permit(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ s
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
 	}
 	if p.store.QuorumMet(k) {
-		planned := p.dropPlan(k)
+		p.dropPlan(k)
 		p.allowWaiting(k)
 		p.setWait(k, gang.Wait{})
 		p.wakeHeld(k) // its minimum is placed: the extras it held may take what is left
-		if planned {
-			p.activate(klog.FromContext(ctx), k) // its own extras, which waited while the plan was placed
-		}
+		// Its own extras, which waited while a plan was placed: woken whether or not the plan is
+		// still recorded (a planned member's update or deletion drops it first), or they would
+		// wait for the queue's periodic flush.
+		p.activate(klog.FromContext(ctx), k)
 		return nil, 0
 	}
 	if !p.store.MembersPresent(k) {
