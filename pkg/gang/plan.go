@@ -60,14 +60,8 @@ func (s *Store) PlanFor(k Key, pod string, maxAge time.Duration) (node string, p
 // maxAge (a plan outlives one round of the gang's members, not a change of the cluster's
 // shape; 0: no limit).
 func (s *Store) PlannedNode(k Key, pod string, maxAge time.Duration) (string, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e := s.gangs[k]
-	if e == nil || e.plan == nil || (maxAge > 0 && s.now().Sub(e.plannedAt) > maxAge) {
-		return "", false
-	}
-	node, ok := e.plan[pod]
-	return node, ok
+	node, planned, _ := s.PlanFor(k, pod, maxAge)
+	return node, planned
 }
 
 // HasPlan reports whether the gang has a plan (for tests and inspection).
@@ -78,14 +72,11 @@ func (s *Store) HasPlan(k Key) bool {
 	return e != nil && e.plan != nil
 }
 
-// DropPlan forgets the gang's plan and reports whether it had one.
-func (s *Store) DropPlan(k Key) bool {
+// DropPlan forgets the gang's plan.
+func (s *Store) DropPlan(k Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.gangs[k]
-	if e == nil || e.plan == nil {
-		return false
+	if e := s.gangs[k]; e != nil {
+		e.plan = nil
 	}
-	e.plan = nil
-	return true
 }

@@ -232,8 +232,8 @@ func (p *Adapter) takeHeld(holder gang.Key) []gang.Key { return p.store.TakeHeld
 // setPlan records where the gang's planning pass put its members.
 func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan(k, nodes) }
 
-// dropPlan forgets the gang's plan and reports whether it had one.
-func (p *Adapter) dropPlan(k gang.Key) bool { return p.store.DropPlan(k) }
+// dropPlan forgets the gang's plan.
+func (p *Adapter) dropPlan(k gang.Key) { p.store.DropPlan(k) }
 
 // recordPreemption records the victims a gang preempted and the room held for it.
 func (p *Adapter) recordPreemption(k gang.Key, pf gang.Preemption) { p.store.StartPreemption(k, pf) }
