@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"math"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -18,8 +19,15 @@ import (
 // the extras of every other gang of equal or lower priority in its profile: they are turned
 // away in PreFilter until the minimum is placed, for at most extraHold from the gang's first
 // failed attempt. The bound keeps a minimum that cannot fit at all from starving extras: once
-// it passed, the gang holds nothing until it has been placed and falls short again. Minimums
-// are never held, so holds cannot wait on each other.
+// it passed, the gang holds nothing until it has been placed and falls short again, or until
+// capacity arrives. Capacity arriving is counted in schedulable nodes (added, uncordoned):
+// while an extra's cycle sees more of them than the gang's last failed attempt did, the gang
+// has not been tried on them yet and holds the extra (whatever its bound); its next failure,
+// if it still does not fit, starts its hold afresh. So a minimum that waited longer than
+// extraHold (Grove's GS-8: the scaled gangs failed, the test waited for other pods to become
+// Ready, then uncordoned nodes one at a time) still gets each arriving node before the
+// extras, and a minimum that never fits costs the extras at most extraHold per arrival.
+// Minimums are never held, so holds cannot wait on each other.
 
 // SetExtraHold sets how long a gang short of its minimum may hold extras (0: never).
 func (s *Store) SetExtraHold(d time.Duration) {
@@ -31,8 +39,10 @@ func (s *Store) SetExtraHold(d time.Duration) {
 // HeldExtra is PreFilter's minimums-first check for pod: when pod is above its gang's
 // minimum (QueueKey.Extra) and another gang of equal or higher priority waits for its minimum
 // within its hold, it returns that gang and when its hold ends at the latest. The holder
-// chosen is the one that has waited longest.
-func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) {
+// chosen is the one that has waited longest. schedulableNodes counts the nodes of the pod's
+// cycle that take new pods (nil: not known); it is called at most once, and only when a gang
+// past its bound could still hold because capacity arrived since its last failure.
+func (s *Store) HeldExtra(pod *v1.Pod, schedulableNodes func() int) (holder Key, until time.Time, held bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.extraHold <= 0 || len(s.short) == 0 {
@@ -45,11 +55,24 @@ func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) 
 	// The holders first: extraLocked walks the pod's podgroup, and most cycles find no holder.
 	prio := s.priorityLocked(pod)
 	now := s.now()
+	seen := -1
 	var since time.Time
 	for hk := range s.short {
 		he := s.gangs[hk]
-		if hk == k || he == nil || !s.holdingLocked(he, now) || gangPriorityLocked(he) < prio {
+		if hk == k || he == nil || he.spec == nil || he.shortSince.IsZero() || placedQuorumLocked(he) || gangPriorityLocked(he) < prio {
 			continue
+		}
+		if !s.holdingLocked(he, now) {
+			// Past its bound: it holds only nodes it has not been tried on.
+			if schedulableNodes == nil {
+				continue
+			}
+			if seen < 0 {
+				seen = schedulableNodes()
+			}
+			if seen <= he.shortNodes {
+				continue
+			}
 		}
 		if since.IsZero() || he.shortSince.Before(since) || (he.shortSince.Equal(since) && hk.String() < holder.String()) {
 			holder, since = hk, he.shortSince
@@ -58,7 +81,13 @@ func (s *Store) HeldExtra(pod *v1.Pod) (holder Key, until time.Time, held bool) 
 	if since.IsZero() || !extraLocked(e, m) {
 		return Key{}, time.Time{}, false
 	}
-	return holder, since.Add(s.extraHold), true
+	until = since.Add(s.extraHold)
+	if !until.After(now) {
+		// Held for capacity its holder has not been tried on: the holder's next failure starts
+		// a new hold; the latest end is a full hold from now.
+		until = now.Add(s.extraHold)
+	}
+	return holder, until, true
 }
 
 // NoteHeld records that holder turned away members of gang k, so that TakeHeld returns k when
@@ -115,21 +144,33 @@ func (s *Store) holdingLocked(e *entry, now time.Time) bool {
 	return e.spec != nil && !e.shortSince.IsZero() && now.Before(e.shortSince.Add(s.extraHold)) && !placedQuorumLocked(e)
 }
 
-// noteShortLocked records a failed attempt of e (SetWait with a failed-attempt reason): the
-// first one while e lacks its minimum starts its hold. It also drops from s.short the gangs
-// that hold no more, so that the set stays as small as the gangs waiting now.
-func (s *Store) noteShortLocked(k Key, e *entry) {
-	now := s.now()
+// noteShortLocked records a failed attempt of e (SetWaitSeen with a failed-attempt reason)
+// that saw schedulableNodes nodes taking new pods (-1: not known): the first one while e lacks
+// its minimum starts its hold, and so does a later one that saw more such nodes than the one
+// before (capacity arrived and was offered to the minimum first). It also drops from s.short
+// the gangs that are short no more (placed, or gone), so that the set stays as small as the
+// gangs waiting now; a gang past its bound stays, as arriving capacity renews its hold.
+func (s *Store) noteShortLocked(k Key, e *entry, schedulableNodes int) {
 	for hk := range s.short {
-		if he := s.gangs[hk]; he == nil || (hk != k && !s.holdingLocked(he, now)) {
+		if he := s.gangs[hk]; he == nil || he.shortSince.IsZero() {
 			delete(s.short, hk)
 		}
 	}
-	if e.spec == nil || placedQuorumLocked(e) || !e.shortSince.IsZero() {
+	if e.spec == nil || placedQuorumLocked(e) {
 		return
 	}
-	e.shortSince = now
-	s.short[k] = true
+	switch {
+	case e.shortSince.IsZero() || schedulableNodes > e.shortNodes:
+		e.shortSince = s.now()
+		s.short[k] = true
+		if schedulableNodes < 0 {
+			// Not known: arriving capacity cannot be told until a failure that counts it.
+			schedulableNodes = math.MaxInt
+		}
+		e.shortNodes = schedulableNodes
+	case schedulableNodes >= 0:
+		e.shortNodes = schedulableNodes
+	}
 }
 
 // placedQuorumLocked: every podgroup of e has minReplicas non-surge members bound or assumed

@@ -28,7 +28,7 @@ func TestExtraHold(t *testing.T) {
 	}
 	heldBy := func(p *v1.Pod) string {
 		t.Helper()
-		h, until, held := s.HeldExtra(p)
+		h, until, held := s.HeldExtra(p, nil)
 		if !held {
 			return ""
 		}
@@ -101,5 +101,67 @@ func TestExtraHold(t *testing.T) {
 	s.SetExtraHold(0)
 	if got := heldBy(pod("grown", "w", 1)); got != "" {
 		t.Errorf("with the hold off, the extra is held by %q", got)
+	}
+}
+
+// Capacity that arrives after a gang's hold ran out is still offered to its minimum first: an
+// extra whose cycle sees more schedulable nodes than the gang's last failure did is held
+// (the gang was not tried on them yet), and the gang's next failure on them starts a new
+// hold. Without new nodes, the bound stands. (Grove's GS-8: the scaled gangs failed, then the
+// test waited longer than the hold before it uncordoned nodes one at a time.)
+func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
+	s, c := newTestStore()
+	s.SetExtraHold(30 * time.Second)
+	grown := spec("grown", "w:1")
+	grown.Scheduled = true
+	s.SetSpec(grown)
+	s.UpsertPod(pod("grown", "w", 0, bound))
+	s.UpsertPod(pod("grown", "w", 1))
+	s.SetSpec(spec("fresh", "w:2"))
+	for i := 0; i < 2; i++ {
+		s.UpsertPod(pod("fresh", "w", i))
+	}
+	extra := pod("grown", "w", 1)
+	nodes := 3
+	seen := func() int { return nodes }
+	failed := Wait{Reason: ReasonInsufficient, Message: "needs 2 nodes, 1 free"}
+	s.SetWaitSeen(key("fresh"), failed, 3)
+	if h, _, held := s.HeldExtra(extra, seen); !held || h != key("fresh") {
+		t.Fatalf("within the hold: held %v by %v, want held by fresh", held, h)
+	}
+	c.t = c.t.Add(31 * time.Second)
+	if _, _, held := s.HeldExtra(extra, seen); held {
+		t.Fatal("past the bound with no node added, the extra is still held")
+	}
+	nodes = 4 // a node uncordoned: fresh has not been tried on it
+	h, until, held := s.HeldExtra(extra, seen)
+	if !held || h != key("fresh") {
+		t.Fatalf("a node arrived after fresh's last failure: held %v by %v, want held by fresh", held, h)
+	}
+	if want := c.t.Add(30 * time.Second); !until.Equal(want) {
+		t.Errorf("held for an arrived node until %s, want a full hold from now, %s", until, want)
+	}
+	if _, _, held := s.HeldExtra(extra, nil); held {
+		t.Error("with the node count unknown, an extra is held past the bound")
+	}
+	// fresh is tried on 4 nodes and fails again: a new hold of 30 s from now.
+	s.SetWaitSeen(key("fresh"), failed, 4)
+	if end, holding := s.HoldUntil(key("fresh")); !holding || !end.Equal(c.t.Add(30*time.Second)) {
+		t.Errorf("after a failure on more nodes: holding %v until %s, want until %s", holding, end, c.t.Add(30*time.Second))
+	}
+	// A failure on as many nodes does not renew it, nor does one that does not count them.
+	c.t = c.t.Add(20 * time.Second)
+	s.SetWaitSeen(key("fresh"), failed, 4)
+	s.SetWait(key("fresh"), failed)
+	c.t = c.t.Add(11 * time.Second)
+	if _, _, held := s.HeldExtra(extra, seen); held {
+		t.Error("31 s after the renewal, with no node added since, the extra is still held")
+	}
+	// Placed: arriving nodes no longer matter.
+	s.Assume(pod("fresh", "w", 0), "n0")
+	s.Assume(pod("fresh", "w", 1), "n1")
+	nodes = 9
+	if _, _, held := s.HeldExtra(extra, seen); held {
+		t.Error("fresh's minimum is placed, yet the extra is held")
 	}
 }

@@ -107,9 +107,12 @@ type entry struct {
 	preemption  *Preemption
 	preemptHold *Reservation
 	disruption  *Disruption
-	// shortSince is when the gang first failed to place its minimum since it last had it
-	// placed; zero when it is not short (extrahold.go).
+	// shortSince is when the gang's hold of extras started: its first failure to place its
+	// minimum since it last had it placed, or a later failure that saw more schedulable nodes
+	// than the one before; zero when it is not short. shortNodes is how many schedulable nodes
+	// its last failed attempt saw (extrahold.go).
 	shortSince time.Time
+	shortNodes int
 	// victimsLeft are the victims of preemption not yet deleted (namespace/name).
 	victimsLeft map[string]bool
 }
@@ -120,7 +123,7 @@ func (e *entry) recount() {
 	e.count()
 	e.noteReservation()
 	if !e.shortSince.IsZero() && placedQuorumLocked(e) {
-		e.shortSince = time.Time{}
+		e.shortSince, e.shortNodes = time.Time{}, 0
 	}
 }
 

@@ -63,7 +63,13 @@ func (s *Store) Backoff(k Key) (time.Duration, string) {
 // While the gang's preemption waits for its victims, a failed attempt does not replace the
 // WaitingForPreemption wait: the gang is expected not to fit until the victims are gone, and
 // the status should say what it waits for, not flap between the two each retry.
-func (s *Store) SetWait(k Key, w Wait) bool {
+func (s *Store) SetWait(k Key, w Wait) bool { return s.SetWaitSeen(k, w, -1) }
+
+// SetWaitSeen is SetWait for an attempt made against a snapshot with schedulableNodes nodes
+// that take new pods (-1: not known). A failed attempt that saw more of them than the gang's
+// previous failure starts its hold of extras afresh (extrahold.go): capacity that arrived is
+// offered to the minimum first.
+func (s *Store) SetWaitSeen(k Key, w Wait, schedulableNodes int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.gangs[k]
@@ -71,7 +77,7 @@ func (s *Store) SetWait(k Key, w Wait) bool {
 		return false
 	}
 	if failedAttempt(w.Reason) {
-		s.noteShortLocked(k, e)
+		s.noteShortLocked(k, e, schedulableNodes)
 	}
 	if e.wait == w {
 		return false
@@ -82,6 +88,10 @@ func (s *Store) SetWait(k Key, w Wait) bool {
 	e.wait = w
 	return true
 }
+
+// FailedAttempt reports whether reason records a failed placement attempt (the waits that
+// start or renew a gang's hold of extras).
+func FailedAttempt(reason string) bool { return failedAttempt(reason) }
 
 // failedAttempt reports whether reason records a failed placement attempt rather than
 // progress or a missing prerequisite.

@@ -6,6 +6,28 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
+// schedulableNodes counts the nodes that take new pods (not cordoned): how the minimums-first
+// hold tells that capacity arrived since a gang last failed (gang.Store.HeldExtra).
+func schedulableNodes(nodes []fwk.NodeInfo) int {
+	c := 0
+	for _, n := range nodes {
+		if node := n.Node(); node != nil && !node.Spec.Unschedulable {
+			c++
+		}
+	}
+	return c
+}
+
+// cycleSchedulableNodes is schedulableNodes of the scheduling cycle's snapshot; call it only
+// from a scheduling cycle's hooks (the snapshot changes under a binding cycle).
+func (p *Adapter) cycleSchedulableNodes() int {
+	nodes, err := p.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return -1
+	}
+	return schedulableNodes(nodes)
+}
+
 func freeCapacity(nodes []fwk.NodeInfo) gang.Resources {
 	var free gang.Resources
 	for _, n := range nodes {

@@ -16,8 +16,8 @@ import (
 // rule "5 minimums first"): a member above its gang's minimum waits while another gang of equal or
 // higher priority waits for its minimum. It returns the rejection, nil when the pod may go on;
 // the pod is woken when the holder's minimum is placed or its hold runs out (wakeHeld).
-func (p *Adapter) holdExtra(state fwk.CycleState, k gang.Key, pod *v1.Pod) *fwk.Status {
-	holder, until, held := p.store.HeldExtra(pod)
+func (p *Adapter) holdExtra(state fwk.CycleState, k gang.Key, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
+	holder, until, held := p.store.HeldExtra(pod, func() int { return schedulableNodes(nodes) })
 	if !held {
 		return nil
 	}

@@ -79,7 +79,7 @@ func holdFixture(t *testing.T, hold time.Duration, now func() time.Time) (*Adapt
 func TestExtraHeldUntilTheMinimumIsPlaced(t *testing.T) {
 	p, h, extra, minimum := holdFixture(t, time.Hour, time.Now)
 	k, _ := p.keyOf(extra)
-	st := p.holdExtra(framework.NewCycleState(), k, extra)
+	st := p.holdExtra(framework.NewCycleState(), k, extra, nil)
 	if st.IsSuccess() || st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "ns/fresh") {
 		t.Fatalf("the extra's status = %v, want UnschedulableAndUnresolvable naming PodGang ns/fresh", st)
 	}
@@ -91,7 +91,7 @@ func TestExtraHeldUntilTheMinimumIsPlaced(t *testing.T) {
 	if _, ok := h.at("ns/" + extra.Name); !ok {
 		t.Fatal("the held extra was not woken when fresh's quorum was met")
 	}
-	if st := p.holdExtra(framework.NewCycleState(), k, extra); st != nil {
+	if st := p.holdExtra(framework.NewCycleState(), k, extra, nil); st != nil {
 		t.Errorf("the extra is still held with fresh's minimum placed: %v", st.Message())
 	}
 }
@@ -107,7 +107,7 @@ func TestExtraHoldTimerFollowsANewHold(t *testing.T) {
 	p, h, extra, minimum := holdFixture(t, 400*time.Millisecond, now)
 	k, _ := p.keyOf(extra)
 	fresh, _ := p.keyOf(minimum[0])
-	if st := p.holdExtra(framework.NewCycleState(), k, extra); st == nil {
+	if st := p.holdExtra(framework.NewCycleState(), k, extra, nil); st == nil {
 		t.Fatal("the extra was not held")
 	}
 	first, _ := p.store.HoldUntil(fresh)

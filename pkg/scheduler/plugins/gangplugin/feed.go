@@ -161,8 +161,13 @@ func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cach
 }
 
 // setWait records why the gang waits and asks for its status to be written when that changed.
-func (p *Adapter) setWait(k gang.Key, w gang.Wait) {
-	if p.store.SetWait(k, w) {
+func (p *Adapter) setWait(k gang.Key, w gang.Wait) { p.setWaitSeen(k, w, -1) }
+
+// setWaitSeen is setWait for an attempt of a scheduling cycle that saw seen schedulable nodes
+// (-1: not known; a failed attempt that saw more than the last renews the gang's hold of
+// extras, gang.Store.SetWaitSeen).
+func (p *Adapter) setWaitSeen(k gang.Key, w gang.Wait, seen int) {
+	if p.store.SetWaitSeen(k, w, seen) {
 		p.status.Enqueue(k)
 	}
 }

@@ -2,6 +2,7 @@ package gangplugin
 
 import (
 	"context"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -12,7 +13,7 @@ import (
 
 // EventsToRegister: a member rejected by this plugin can only become schedulable when its
 // gang (or its base gang) changes, when a pod of its gang comes or loses its gates, or when
-// capacity appears (a node is added or grows, a bound pod leaves).
+// capacity appears (a node is added, grows, is uncordoned or loses a taint, a bound pod leaves).
 //
 // The hints only read. The store is written by the informer handlers alone (feed.go), which
 // also wake the pods a change can admit: a new or changed gang object wakes its pending members
@@ -31,6 +32,9 @@ func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint,
 	events := []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.UpdatePodSchedulingGatesEliminated}, QueueingHintFn: p.hintPod},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: hintCapacity},
+		// Uncordoned, or a taint removed: a gang whose plan found no room (this plugin's
+		// rejection, not NodeUnschedulable's) would otherwise wait for the queue's flush.
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint}, QueueingHintFn: hintNodeOpened},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.hintPodDeleted},
 	}
 	if p.runsDRA() {
@@ -107,4 +111,23 @@ func (p *Adapter) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ any) (fwk
 
 func hintCapacity(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {
 	return fwk.Queue, nil
+}
+
+// hintNodeOpened wakes a member when a node takes more pods than before: uncordoned, or a
+// taint removed. A node cordoned or tainted gives no room.
+func hintNodeOpened(_ klog.Logger, _ *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	before, _ := oldObj.(*v1.Node)
+	after, _ := newObj.(*v1.Node)
+	if before == nil || after == nil {
+		return fwk.Queue, nil
+	}
+	if before.Spec.Unschedulable && !after.Spec.Unschedulable {
+		return fwk.Queue, nil
+	}
+	for _, t := range before.Spec.Taints {
+		if !slices.ContainsFunc(after.Spec.Taints, func(a v1.Taint) bool { return a.MatchTaint(&t) }) {
+			return fwk.Queue, nil
+		}
+	}
+	return fwk.QueueSkip, nil
 }

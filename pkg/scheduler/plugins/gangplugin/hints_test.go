@@ -45,3 +45,30 @@ func TestHintDevices(t *testing.T) {
 		t.Errorf("a slice added wakes a pod without claims")
 	}
 }
+
+// A node update wakes a member only when the node takes more pods than before: uncordoned, or
+// a taint removed (a gang whose plan found no room was rejected by this plugin, so
+// NodeUnschedulable's and TaintToleration's hints never see it).
+func TestHintNodeOpened(t *testing.T) {
+	taint := v1.Taint{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}
+	node := func(cordoned bool, taints ...v1.Taint) *v1.Node {
+		return &v1.Node{Spec: v1.NodeSpec{Unschedulable: cordoned, Taints: taints}}
+	}
+	cases := []struct {
+		name          string
+		before, after *v1.Node
+		want          fwk.QueueingHint
+	}{
+		{"uncordoned", node(true), node(false), fwk.Queue},
+		{"cordoned", node(false), node(true), fwk.QueueSkip},
+		{"taint removed", node(false, taint), node(false), fwk.Queue},
+		{"taint added", node(false), node(false, taint), fwk.QueueSkip},
+		{"taint kept, cordoned still", node(true, taint), node(true, taint), fwk.QueueSkip},
+	}
+	for _, c := range cases {
+		got, err := hintNodeOpened(klog.Background(), &v1.Pod{}, c.before, c.after)
+		if err != nil || got != c.want {
+			t.Errorf("%s: hint %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}

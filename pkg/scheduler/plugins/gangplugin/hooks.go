@@ -51,7 +51,7 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("%s backs off for %s after: %s", k, left.Round(100*time.Millisecond), why))
 	}
-	if st := p.holdExtra(state, k, pod); st != nil {
+	if st := p.holdExtra(state, k, pod, nodes); st != nil {
 		return nil, st
 	}
 	surge := p.store.Membership().IsSurge(pod)
@@ -76,7 +76,7 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	state.Write(p.stateKey(), cs)
 	reject := func(reason, msg string) (*fwk.PreFilterResult, *fwk.Status) {
 		cs.gangRejected = true
-		p.setWait(k, gang.Wait{Reason: reason, Message: msg})
+		p.setWaitSeen(k, gang.Wait{Reason: reason, Message: msg}, schedulableNodes(nodes))
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
 	}
 	if msg, refused := p.refuseSharedClaim(k, pod); refused {
@@ -176,7 +176,7 @@ func (p *Adapter) release(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	// The message names the podgroup, not the member: each cycle may try another member,
 	// and a message that changed every cycle would be a new status write and event each time.
 	msg := fmt.Sprintf("a member of podgroup %s fits no node (see the FailedScheduling events of its pods); the gang is released and retried as a whole", p.store.GroupName(pod))
-	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg)
+	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg, p.cycleSchedulableNodes())
 	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))
 }
 
@@ -228,7 +228,7 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	}
 	metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), gang.ReasonPermitTimeout).Inc()
 	p.releaseGang(ctx, k, gang.ReasonPermitTimeout,
-		fmt.Sprintf("a member of podgroup %s was released before the gang reached its quorum; the gang is retried as a whole", p.store.GroupName(pod)))
+		fmt.Sprintf("a member of podgroup %s was released before the gang reached its quorum; the gang is retried as a whole", p.store.GroupName(pod)), -1)
 }
 
 // Permit holds a member until its gang's quorum (bound + assumed non-surge members in every

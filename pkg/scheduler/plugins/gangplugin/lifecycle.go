@@ -46,10 +46,11 @@ func (p *Adapter) rejectWaiting(k gang.Key, msg string) {
 }
 
 // releaseGang rejects the gang's waiting members, starts its back-off and schedules the
-// members' return to the active queue when the back-off ends.
-func (p *Adapter) releaseGang(ctx context.Context, k gang.Key, reason, msg string) {
+// members' return to the active queue when the back-off ends. seen is the number of
+// schedulable nodes of the scheduling cycle that failed (schedulableNodes), -1 outside one.
+func (p *Adapter) releaseGang(ctx context.Context, k gang.Key, reason, msg string, seen int) {
 	p.rejectWaiting(k, msg)
-	p.setWait(k, gang.Wait{Reason: reason, Message: msg})
+	p.setWaitSeen(k, gang.Wait{Reason: reason, Message: msg}, seen)
 	d := p.opts.Backoff
 	if !p.startBackoff(k, d, msg) {
 		return
