@@ -191,9 +191,32 @@ func (s *Store) Spec(k Key) (Spec, bool) {
 // assumed mark of an unbound pod is kept. It returns the pod's gang, if it has one. The same
 // resourceVersion again (the informer's, the queue's and PreFilter's copy of one object) is a
 // no-op.
+//
+// PreFilter records the pod it is handed this way; the informer has nearly always recorded
+// that version already, and then the call takes only the read lock.
 func (s *Store) UpsertPod(pod *v1.Pod) (Key, bool) {
+	if k, ok := s.membership.KeyOf(pod); ok && s.recorded(k, pod) {
+		return k, true
+	}
 	k, ok, _ := s.upsertPod(pod, false)
 	return k, ok
+}
+
+// recorded reports, under the read lock, whether the store holds pod at this
+// resourceVersion or a newer one (nothing for UpsertPod to write). Terminating and finished
+// pods are not: they leave their gang.
+func (s *Store) recorded(k Key, pod *v1.Pod) bool {
+	if pod.ResourceVersion == "" || pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil {
+		return false
+	}
+	m := e.members[pod.Name]
+	return m != nil && m.UID == pod.UID && (m.pod.ResourceVersion == pod.ResourceVersion || olderThan(pod.ResourceVersion, m.pod.ResourceVersion))
 }
 
 // ObservePod is UpsertPod for the pod informer's handler, which wakes siblings: wake is true

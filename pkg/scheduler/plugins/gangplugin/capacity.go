@@ -18,16 +18,6 @@ func schedulableNodes(nodes []fwk.NodeInfo) int {
 	return c
 }
 
-// cycleSchedulableNodes is schedulableNodes of the scheduling cycle's snapshot; call it only
-// from a scheduling cycle's hooks (the snapshot changes under a binding cycle).
-func (p *Adapter) cycleSchedulableNodes() int {
-	nodes, err := p.handle.SnapshotSharedLister().NodeInfos().List()
-	if err != nil {
-		return -1
-	}
-	return schedulableNodes(nodes)
-}
-
 func freeCapacity(nodes []fwk.NodeInfo) gang.Resources {
 	var free gang.Resources
 	for _, n := range nodes {

@@ -20,6 +20,9 @@ type cycleState struct {
 	// failure of its gang, nothing to release or preempt for.
 	extraHeld bool
 	gpus      int64
+	// schedulable is how many nodes of the cycle take new pods (schedulableNodes), for the
+	// failure PostFilter records.
+	schedulable int
 	// prefs are the preferred packing domains of the member's levels: a node in more of them
 	// scores higher (gangScore).
 	prefs []prefDomain
