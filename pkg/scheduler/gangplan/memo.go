@@ -75,6 +75,11 @@ func siblingKey(pod *v1.Pod, rules memoRules) string {
 			return ""
 		}
 	}
+	for _, vol := range spec.Volumes {
+		if vol.Ephemeral != nil {
+			return "" // alike in the spec, but each member's claim is its own (pod name + volume)
+		}
+	}
 	// A member's claims weigh by what they ask for: a template's name (its members' claims
 	// are made alike), or the spec of a claim of its own that is not allocated yet.
 	var claims []string

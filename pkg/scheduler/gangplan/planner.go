@@ -30,6 +30,9 @@ import (
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	volumehelpers "k8s.io/component-helpers/storage/volume"
 )
 
 // skipped are the plugins a plan does not run: the gang plugins themselves (the planner is
@@ -42,8 +45,6 @@ import (
 // (Unreserve) before it returns, whatever its outcome.
 var skipped = map[string]bool{
 	"PodGang": true, "PodGroup": true, "WorkloadPodGroup": true,
-	names.VolumeBinding: true, names.VolumeRestrictions: true, names.VolumeZone: true,
-	names.NodeVolumeLimits: true,
 }
 
 const (
@@ -76,6 +77,9 @@ type Planner struct {
 	// memo: members alike are not filtered again on nodes the pass has not changed
 	// (filterMemo); off when the profile's Filter plugins make verdicts depend on other nodes.
 	memo bool
+	// claims reads the members' PersistentVolumeClaims (Plans); nil without an informer
+	// factory, when no member with volume claims is planned.
+	claims corelisters.PersistentVolumeClaimLister
 }
 
 var _ gangplugin.Planner = &Planner{}
@@ -95,7 +99,7 @@ func Install(ctx context.Context, cc *schedulerappconfig.CompletedConfig, sched 
 		}
 		pl, err := NewWithDRA(ctx, prof, pct, h.SharedDRAManager(), frameworkruntime.WithInformerFactory(cc.InformerFactory),
 			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig),
-			frameworkruntime.WithPodNominator(sched.SchedulingQueue))
+			frameworkruntime.WithPodNominator(sched.SchedulingQueue), frameworkruntime.WithSharedCSIManager(h.SharedCSIManager()))
 		if err != nil {
 			return fmt.Errorf("gang planner of profile %s: %w", prof.SchedulerName, err)
 		}
@@ -152,7 +156,11 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	for _, p := range fw.ListPlugins().Filter.Enabled {
 		filters = append(filters, p.Name)
 	}
-	return &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile, filters)}, nil
+	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile, filters)}
+	if f := fw.SharedInformerFactory(); f != nil {
+		pl.claims = f.Core().V1().PersistentVolumeClaims().Lister()
+	}
+	return pl, nil
 }
 
 // planningConfig is the profile's plugin config for the planner's framework: with DRA, the
@@ -203,16 +211,43 @@ func enabledIn(s config.PluginSet, name string) bool {
 
 // Plans reports whether a pass judges pod as its own cycle would: not for volumes that bind,
 // and for resource claims only with the DRA plugin.
+//
+// A member with volume claims is planned when every claim is bound: the pass's own volume
+// plugins (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits) then judge a node
+// by the bound volumes' node affinity, zone and limits, as the member's cycle does, and the
+// pass needs nothing assumed. A claim still to be bound (WaitForFirstConsumer) is bound by
+// the member's own cycle, which picks and assumes a volume: a pass that assumes nothing could
+// give two members one volume, so such a member is placed member by member.
 func (pl *Planner) Plans(pod *v1.Pod) bool {
 	if len(pod.Spec.ResourceClaims) > 0 && !pl.dra {
 		return false
 	}
 	for _, vol := range pod.Spec.Volumes {
-		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil {
+		var claim string
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			claim = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			claim = pod.Name + "-" + vol.Name // the ephemeral volume's claim (ephemeral.VolumeClaimName)
+		default:
+			continue
+		}
+		if !pl.boundClaim(pod.Namespace, claim) {
 			return false
 		}
 	}
 	return true
+}
+
+// boundClaim reports whether the claim exists and is fully bound, as VolumeBinding reads it
+// (a volume named and the PV controller's bind-completed annotation): a claim pre-bound by
+// its author is still bound by the member's own cycle.
+func (pl *Planner) boundClaim(namespace, name string) bool {
+	if pl.claims == nil {
+		return false
+	}
+	c, err := pl.claims.PersistentVolumeClaims(namespace).Get(name)
+	return err == nil && c.DeletionTimestamp == nil && c.Spec.VolumeName != "" && metav1.HasAnnotation(c.ObjectMeta, volumehelpers.AnnBindCompleted)
 }
 
 // planningPlugins is the profile's plugin set (its multi-point plugins included) for the

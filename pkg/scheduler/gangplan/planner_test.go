@@ -22,6 +22,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 )
 
 func gpuNode(name string, gpus int64) *v1.Node {
@@ -66,7 +67,8 @@ func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod, running ...*v1.Pod
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube))
+	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -366,5 +368,80 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 				t.Errorf("outcomes differ: without the memo %v %q, with it %v %q", without.Failed, without.Reason, with.Failed, with.Reason)
 			}
 		})
+	}
+}
+
+// Members with bound volume claims are planned, each on a node its volume's node affinity
+// allows (the pass runs the volume plugins); a member whose claim is still to be bound, or
+// missing, is not planned (its own cycle binds it, and the pass assumes nothing).
+func TestPlanMembersWithBoundVolumes(t *testing.T) {
+	schedulermetrics.Register()
+	profile, err := inspect.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := func(name, node string) (*v1.PersistentVolume, *v1.PersistentVolumeClaim) {
+		pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name},
+			Spec: v1.PersistentVolumeSpec{
+				Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")},
+				AccessModes:            []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+				PersistentVolumeSource: v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/models"}},
+				ClaimRef:               &v1.ObjectReference{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)},
+				NodeAffinity: &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+					MatchExpressions: []v1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}}}},
+			},
+			Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound}}
+		pvc := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+			Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
+			Spec: v1.PersistentVolumeClaimSpec{VolumeName: pv.Name, AccessModes: pv.Spec.AccessModes,
+				Resources: v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")}}},
+			Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound}}
+		return pv, pvc
+	}
+	pv0, pvc0 := local("cache-0", "n0002")
+	pv1, pvc1 := local("cache-1", "n0000")
+	// Pre-bound by its author (a volume named, not bound by the PV controller yet).
+	pending := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache-2"}, Spec: v1.PersistentVolumeClaimSpec{VolumeName: "pv-x"},
+		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending}}
+	kube := kubefake.NewSimpleClientset(pv0, pvc0, pv1, pvc1, pending)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	members := pods(3, 4)
+	for i, m := range members {
+		m.Spec.Volumes = []v1.Volume{{Name: "cache", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("cache-%d", i)}}}}
+	}
+	if !pl.Plans(members[0]) || !pl.Plans(members[1]) {
+		t.Fatal("members whose claims are bound are not planned")
+	}
+	if pl.Plans(members[2]) {
+		t.Error("a member whose claim is pending is planned")
+	}
+	missing := gpuPod("m-x", 4)
+	missing.Spec.Volumes = []v1.Volume{{Name: "cache", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "nope"}}}}
+	if pl.Plans(missing) {
+		t.Error("a member whose claim does not exist is planned")
+	}
+	snap := internalcache.NewSnapshot(nil, nodes(4, 8))
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pl.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: members[:2], Nodes: infos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != nil {
+		t.Fatalf("no plan: %s: %s", res.Failed.Name, res.Reason)
+	}
+	if res.Nodes["m-0"] != "n0002" || res.Nodes["m-1"] != "n0000" {
+		t.Errorf("plan %v: want m-0 on n0002 and m-1 on n0000, where their volumes are", res.Nodes)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/surge"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 )
 
 // FrameworkAdmitter answers surge requests with the profile's gang planner
@@ -78,7 +79,7 @@ func NewFrameworkAdmitter(ctx context.Context, cc *schedulerappconfig.CompletedC
 			pct = cc.ComponentConfig.PercentageOfNodesToScore
 		}
 		pl, err := gangplan.New(ctx, base, pct, frameworkruntime.WithInformerFactory(cc.InformerFactory),
-			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig))
+			frameworkruntime.WithClientSet(cc.Client), frameworkruntime.WithKubeConfig(cc.KubeConfig), frameworkruntime.WithSharedCSIManager(h.SharedCSIManager()))
 		if err != nil {
 			return nil, fmt.Errorf("surge admission: %w", err)
 		}
@@ -97,7 +98,8 @@ func NewStaticAdmitter(ctx context.Context, profile *config.KubeSchedulerProfile
 	// The framework records into the scheduler's metrics, which only a scheduler registers.
 	schedulermetrics.Register()
 	factory := informers.NewSharedInformerFactory(kube, 0)
-	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube))
+	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
 		return nil, fmt.Errorf("surge admission: %w", err)
 	}
