@@ -205,3 +205,26 @@ func gangPriorityLocked(e *entry) int32 {
 	}
 	return prio
 }
+
+// holdForScaledLocked starts the hold of every gang based on base that lacks its minimum,
+// when base has just been established: those minimums are next in line, and their pods may
+// not be schedulable yet (Grove lifts its scheduling gate from a scaled gang's pods only once
+// its PodClique status counts the base's pods scheduled, seconds after the binds). Without it,
+// capacity that arrives in those seconds went to the base's extras, which were pending and
+// held by nobody (Grove's GS-8 on kind: the four uncordoned nodes went to the base's three
+// extras 0.5 s before Grove ungated the scaled gangs). The hold is the same as after a failure,
+// bounded by extraHold; arriving nodes renew it only after the gang has failed on a count of
+// them.
+func (s *Store) holdForScaledLocked(base Key) {
+	if s.extraHold <= 0 {
+		return
+	}
+	for sk := range s.scaled[base] {
+		e := s.gangs[sk]
+		if e == nil || e.spec == nil || establishedLocked(e) || placedQuorumLocked(e) || !e.shortSince.IsZero() {
+			continue
+		}
+		e.shortSince, e.shortNodes = s.now(), math.MaxInt
+		s.short[sk] = true
+	}
+}

@@ -165,3 +165,56 @@ func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 		t.Error("fresh's minimum is placed, yet the extra is held")
 	}
 }
+
+// Establishing a base gang starts the hold of its scaled gangs that lack their minimum, before
+// they have failed or even been tried: Grove ungates their pods only once its PodClique status
+// counts the base scheduled, and the base's extras must not take what arrives meanwhile. A
+// scaled gang placed already, or a gang based on another, holds nothing; nor does any with the
+// hold off.
+func TestBaseEstablishedHoldsForItsScaledGangs(t *testing.T) {
+	s, c := newTestStore()
+	s.SetExtraHold(30 * time.Second)
+	s.SetSpec(spec("b", "w:1"))
+	s.UpsertPod(pod("b", "w", 0))
+	extra := pod("b", "w", 1)
+	s.UpsertPod(extra)
+	s.SetSpec(spec("b-s1", "x:2"))
+	for i := 0; i < 2; i++ {
+		s.UpsertPod(pod("b-s1", "x", i, base("b"), gated))
+	}
+	s.SetSpec(spec("other", "x:1"))
+	s.UpsertPod(pod("other", "x", 0, base("elsewhere"), gated))
+	if _, _, held := s.HeldExtra(extra, nil); held {
+		t.Fatal("an extra is held before the base is established")
+	}
+	s.Assume(pod("b", "w", 0), "n0")
+	if !s.MarkBound(pod("b", "w", 0, bound), "n0") {
+		t.Fatal("the base was not established by its quorum's bind")
+	}
+	h, until, held := s.HeldExtra(extra, nil)
+	if !held || h != key("b-s1") {
+		t.Fatalf("with the base established: held %v by %v, want held by its scaled gang b-s1", held, h)
+	}
+	if want := c.t.Add(30 * time.Second); !until.Equal(want) {
+		t.Errorf("hold ends %s, want 30 s after the base was established, %s", until, want)
+	}
+	if _, holding := s.HoldUntil(key("other")); holding {
+		t.Error("a gang based on another gang holds")
+	}
+	// The scaled gang is tried on 5 schedulable nodes and fails: its hold keeps its start.
+	s.SetWaitSeen(key("b-s1"), Wait{Reason: ReasonInsufficient, Message: "no room"}, 5)
+	if _, until2, _ := s.HeldExtra(extra, nil); !until2.Equal(until) {
+		t.Errorf("a failure moved the hold's end from %s to %s", until, until2)
+	}
+	c.t = c.t.Add(31 * time.Second)
+	if _, _, held := s.HeldExtra(extra, func() int { return 5 }); held {
+		t.Error("held past the bound with no node added")
+	}
+	if _, _, held := s.HeldExtra(extra, func() int { return 6 }); !held {
+		t.Error("a node arrived after the scaled gang's failure, yet the extra is not held")
+	}
+	s.SetExtraHold(0)
+	if _, _, held := s.HeldExtra(extra, func() int { return 6 }); held {
+		t.Error("held with the hold off")
+	}
+}

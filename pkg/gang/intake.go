@@ -362,7 +362,7 @@ func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
 		m.State, m.Node = Bound, node
 		e.recount()
 	}
-	return s.establishLocked(e)
+	return s.establishLocked(k, e)
 }
 
 // Establish marks the gang established if its quorum is bound and it was not established
@@ -373,10 +373,10 @@ func (s *Store) Establish(k Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.gangs[k]
-	return e != nil && s.establishLocked(e)
+	return e != nil && s.establishLocked(k, e)
 }
 
-func (s *Store) establishLocked(e *entry) bool {
+func (s *Store) establishLocked(k Key, e *entry) bool {
 	if e.spec == nil || establishedLocked(e) || !quorumLocked(e, false) {
 		return false
 	}
@@ -384,6 +384,7 @@ func (s *Store) establishLocked(e *entry) bool {
 	e.preemption, e.preemptHold = nil, nil // a preemption it waited for has done its job
 	s.clearVictimsLocked(e)
 	e.wait, e.plan = Wait{}, nil
+	s.holdForScaledLocked(k)
 	return true
 }
 
