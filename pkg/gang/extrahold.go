@@ -21,12 +21,14 @@ import (
 // failed attempt. The bound keeps a minimum that cannot fit at all from starving extras: once
 // it passed, the gang holds nothing until it has been placed and falls short again, or until
 // capacity arrives. Capacity arriving is counted in schedulable nodes (added, uncordoned):
-// while an extra's cycle sees more of them than the gang's last failed attempt did, the gang
-// has not been tried on them yet and holds the extra (whatever its bound); its next failure,
-// if it still does not fit, starts its hold afresh. So a minimum that waited longer than
-// extraHold (Grove's GS-8: the scaled gangs failed, the test waited for other pods to become
-// Ready, then uncordoned nodes one at a time) still gets each arriving node before the
-// extras, and a minimum that never fits costs the extras at most extraHold per arrival.
+// while an extra of the gang's own workload (its base gang's, a sibling scaled gang's) sees
+// more of them in its cycle than the gang's last failed attempt did, the gang has not been
+// tried on them yet and holds the extra (whatever its bound); its next failure, if it still
+// does not fit, starts its hold afresh. So a minimum that waited longer than extraHold
+// (Grove's GS-8: the scaled gangs failed, the test waited for other pods to become Ready, then
+// uncordoned nodes one at a time) still gets each arriving node before its workload's extras,
+// and a minimum that never fits costs them at most extraHold per arrival, and other
+// workloads' extras only its first extraHold.
 // Minimums are never held, so holds cannot wait on each other.
 
 // SetExtraHold sets how long a gang short of its minimum may hold extras (0: never).
@@ -63,8 +65,11 @@ func (s *Store) HeldExtra(pod *v1.Pod, schedulableNodes func() int) (holder Key,
 			continue
 		}
 		if !s.holdingLocked(he, now) {
-			// Past its bound: it holds only nodes it has not been tried on.
-			if schedulableNodes == nil {
+			// Past its bound: it holds only nodes it has not been tried on, and only the extras
+			// of its own workload (its base gang's, its sibling scaled gangs'), so that a
+			// minimum that never fits does not hold every workload's extras anew at each node
+			// that arrives.
+			if schedulableNodes == nil || !s.sameWorkloadLocked(hk, k) {
 				continue
 			}
 			if seen < 0 {
@@ -204,6 +209,20 @@ func gangPriorityLocked(e *entry) int32 {
 		}
 	}
 	return prio
+}
+
+// sameWorkloadLocked reports whether gangs a and b are a base gang and one of its scaled
+// gangs, or two scaled gangs of one base.
+func (s *Store) sameWorkloadLocked(a, b Key) bool {
+	if s.scaled[a][b] || s.scaled[b][a] {
+		return true
+	}
+	for _, scaled := range s.scaled {
+		if scaled[a] && scaled[b] {
+			return true
+		}
+	}
+	return false
 }
 
 // holdForScaledLocked starts the hold of every gang based on base that lacks its minimum,

@@ -117,10 +117,18 @@ func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 	s.SetSpec(grown)
 	s.UpsertPod(pod("grown", "w", 0, bound))
 	s.UpsertPod(pod("grown", "w", 1))
+	// fresh is a scaled gang of grown (a workload's next scaling-group replica); lone is a
+	// gang of another workload, whose extra only the first hold reaches.
 	s.SetSpec(spec("fresh", "w:2"))
 	for i := 0; i < 2; i++ {
-		s.UpsertPod(pod("fresh", "w", i))
+		s.UpsertPod(pod("fresh", "w", i, base("grown")))
 	}
+	lone := spec("lone", "w:1")
+	lone.Scheduled = true
+	s.SetSpec(lone)
+	s.UpsertPod(pod("lone", "w", 0, bound))
+	loneExtra := pod("lone", "w", 1)
+	s.UpsertPod(loneExtra)
 	extra := pod("grown", "w", 1)
 	nodes := 3
 	seen := func() int { return nodes }
@@ -128,6 +136,9 @@ func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 	s.SetWaitSeen(key("fresh"), failed, 3)
 	if h, _, held := s.HeldExtra(extra, seen); !held || h != key("fresh") {
 		t.Fatalf("within the hold: held %v by %v, want held by fresh", held, h)
+	}
+	if h, _, held := s.HeldExtra(loneExtra, seen); !held || h != key("fresh") {
+		t.Fatalf("within the hold, another workload's extra: held %v by %v, want held by fresh", held, h)
 	}
 	c.t = c.t.Add(31 * time.Second)
 	if _, _, held := s.HeldExtra(extra, seen); held {
@@ -143,6 +154,9 @@ func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 	}
 	if _, _, held := s.HeldExtra(extra, nil); held {
 		t.Error("with the node count unknown, an extra is held past the bound")
+	}
+	if _, _, held := s.HeldExtra(loneExtra, seen); held {
+		t.Error("past the bound, fresh holds the extra of another workload for a node that arrived")
 	}
 	// fresh is tried on 4 nodes and fails again: a new hold of 30 s from now.
 	s.SetWaitSeen(key("fresh"), failed, 4)
