@@ -8,6 +8,16 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+// addEstablished adds gang g, established, with podgroup w of minimum 1: member 0 bound and
+// member 1 pending above the minimum.
+func addEstablished(s *Store, g string) {
+	sp := spec(g, "w:1")
+	sp.Scheduled = true
+	s.SetSpec(sp)
+	s.UpsertPod(pod(g, "w", 0, bound))
+	s.UpsertPod(pod(g, "w", 1))
+}
+
 // Minimums first: a gang that failed to place its minimum holds the extras of gangs of equal
 // or lower priority, for at most the hold from its first failure, never its own minimum nor
 // anybody's minimum, and the hold ends when its minimum is placed.
@@ -15,11 +25,7 @@ func TestExtraHold(t *testing.T) {
 	s, c := newTestStore()
 	s.SetExtraHold(30 * time.Second)
 	// "grown": established, w minimum 1 bound, two pending members above it.
-	grown := spec("grown", "w:1")
-	grown.Scheduled = true
-	s.SetSpec(grown)
-	s.UpsertPod(pod("grown", "w", 0, bound))
-	s.UpsertPod(pod("grown", "w", 1))
+	addEstablished(s, "grown")
 	s.UpsertPod(pod("grown", "w", 2))
 	// "fresh": not placed, minimum 2 of 3.
 	s.SetSpec(spec("fresh", "w:2"))
@@ -112,23 +118,15 @@ func TestExtraHold(t *testing.T) {
 func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 	s, c := newTestStore()
 	s.SetExtraHold(30 * time.Second)
-	grown := spec("grown", "w:1")
-	grown.Scheduled = true
-	s.SetSpec(grown)
-	s.UpsertPod(pod("grown", "w", 0, bound))
-	s.UpsertPod(pod("grown", "w", 1))
+	addEstablished(s, "grown")
 	// fresh is a scaled gang of grown (a workload's next scaling-group replica); lone is a
 	// gang of another workload, whose extra only the first hold reaches.
 	s.SetSpec(spec("fresh", "w:2"))
 	for i := 0; i < 2; i++ {
 		s.UpsertPod(pod("fresh", "w", i, base("grown")))
 	}
-	lone := spec("lone", "w:1")
-	lone.Scheduled = true
-	s.SetSpec(lone)
-	s.UpsertPod(pod("lone", "w", 0, bound))
+	addEstablished(s, "lone")
 	loneExtra := pod("lone", "w", 1)
-	s.UpsertPod(loneExtra)
 	extra := pod("grown", "w", 1)
 	nodes := 3
 	seen := func() int { return nodes }

@@ -22,6 +22,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 )
 
@@ -58,12 +59,24 @@ func nodes(n int, gpus int64) []*v1.Node {
 // planner builds a planner of Phalanx's default profile and the input for a pass over ns.
 func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod, running ...*v1.Pod) (*gangplan.Planner, gangplugin.PlanInput) {
 	tb.Helper()
+	pl := newPlanner(tb)
+	snap := internalcache.NewSnapshot(running, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pl, gangplugin.PlanInput{Snapshot: snap, Pods: members, Nodes: infos}
+}
+
+// newPlanner builds a planner of Phalanx's default profile over a fake API holding objects.
+func newPlanner(tb testing.TB, objects ...runtime.Object) *gangplan.Planner {
+	tb.Helper()
 	schedulermetrics.Register()
 	profile, err := inspect.Profile()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	kube := kubefake.NewSimpleClientset()
+	kube := kubefake.NewSimpleClientset(objects...)
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
@@ -74,12 +87,7 @@ func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod, running ...*v1.Pod
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	snap := internalcache.NewSnapshot(running, ns)
-	infos, err := snap.NodeInfos().List()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return pl, gangplugin.PlanInput{Snapshot: snap, Pods: members, Nodes: infos}
+	return pl
 }
 
 func distinct(plan map[string]string) int {
@@ -375,11 +383,6 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 // allows (the pass runs the volume plugins); a member whose claim is still to be bound, or
 // missing, is not planned (its own cycle binds it, and the pass assumes nothing).
 func TestPlanMembersWithBoundVolumes(t *testing.T) {
-	schedulermetrics.Register()
-	profile, err := inspect.Profile()
-	if err != nil {
-		t.Fatal(err)
-	}
 	local := func(name, node string) (*v1.PersistentVolume, *v1.PersistentVolumeClaim) {
 		pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name},
 			Spec: v1.PersistentVolumeSpec{
@@ -403,17 +406,8 @@ func TestPlanMembersWithBoundVolumes(t *testing.T) {
 	// Pre-bound by its author (a volume named, not bound by the PV controller yet).
 	pending := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache-2"}, Spec: v1.PersistentVolumeClaimSpec{VolumeName: "pv-x"},
 		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending}}
-	kube := kubefake.NewSimpleClientset(pv0, pvc0, pv1, pvc1, pending)
-	factory := informers.NewSharedInformerFactory(kube, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
+	pl := newPlanner(t, pv0, pvc0, pv1, pvc1, pending)
+	ctx := context.Background()
 	members := pods(3, 4)
 	for i, m := range members {
 		m.Spec.Volumes = []v1.Volume{{Name: "cache", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("cache-%d", i)}}}}
