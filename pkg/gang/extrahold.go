@@ -64,35 +64,51 @@ func (s *Store) HeldExtra(pod *v1.Pod, schedulableNodes func() int) (holder Key,
 		if hk == k || he == nil || he.spec == nil || he.shortSince.IsZero() || placedQuorumLocked(he) || gangPriorityLocked(he) < prio {
 			continue
 		}
-		if !s.holdingLocked(he, now) {
-			// Past its bound: it holds only nodes it has not been tried on, and only the extras
-			// of its own workload (its base gang's, its sibling scaled gangs'), so that a
-			// minimum that never fits does not hold every workload's extras anew at each node
-			// that arrives.
-			if schedulableNodes == nil || !s.sameWorkloadLocked(hk, k) {
-				continue
-			}
-			if seen < 0 {
+		end, ok := s.holdsLocked(he, hk, k, now, func() int {
+			if seen < 0 && schedulableNodes != nil {
 				seen = schedulableNodes()
 			}
-			if seen <= he.shortNodes {
-				continue
-			}
+			return seen
+		})
+		if !ok {
+			continue
 		}
 		if since.IsZero() || he.shortSince.Before(since) || (he.shortSince.Equal(since) && hk.String() < holder.String()) {
-			holder, since = hk, he.shortSince
+			holder, since, until = hk, he.shortSince, end
 		}
 	}
 	if since.IsZero() || !extraLocked(e, m) {
 		return Key{}, time.Time{}, false
 	}
-	until = since.Add(s.extraHold)
-	if !until.After(now) {
-		// Held for capacity its holder has not been tried on: the holder's next failure starts
-		// a new hold; the latest end is a full hold from now.
-		until = now.Add(s.extraHold)
-	}
 	return holder, until, true
+}
+
+// holdsLocked reports whether short gang he (key hk) holds the extras of gang k now, and
+// until when at the latest. Any gang's extras within extraHold of its first failure; past it,
+// only the extras of its own workload (its base gang's, its sibling scaled gangs'), within
+// extraHold of a failure that saw more schedulable nodes than the one before, or while the
+// extra's cycle sees more of them (seen: -1 not known) than its last failure did: it has not
+// been tried on them yet. So a minimum that never fits does not hold every workload's extras
+// anew at each node that arrives.
+func (s *Store) holdsLocked(he *entry, hk, k Key, now time.Time, seen func() int) (time.Time, bool) {
+	first := he.shortSince.Add(s.extraHold)
+	own := s.sameWorkloadLocked(hk, k)
+	if !own {
+		return first, now.Before(first)
+	}
+	end := first
+	if renewed := he.renewedAt.Add(s.extraHold); !he.renewedAt.IsZero() && renewed.After(end) {
+		end = renewed
+	}
+	if now.Before(end) {
+		return end, true
+	}
+	if n := seen(); n >= 0 && n > he.shortNodes {
+		// Held for capacity the holder has not been tried on: its next failure renews the
+		// hold; the latest end is a full hold from now.
+		return now.Add(s.extraHold), true
+	}
+	return time.Time{}, false
 }
 
 // NoteHeld records that holder turned away members of gang k, so that TakeHeld returns k when
@@ -141,18 +157,29 @@ func (s *Store) HoldUntil(k Key) (time.Time, bool) {
 	if e == nil || !s.holdingLocked(e, s.now()) {
 		return time.Time{}, false
 	}
-	return e.shortSince.Add(s.extraHold), true
+	return holdEnd(e, s.extraHold), true
 }
 
-// holdingLocked: e failed to place its minimum less than extraHold ago and still lacks it.
+// holdEnd is when e's hold ends at the latest: extraHold after its first failure or its
+// latest renewal.
+func holdEnd(e *entry, hold time.Duration) time.Time {
+	if e.renewedAt.After(e.shortSince) {
+		return e.renewedAt.Add(hold)
+	}
+	return e.shortSince.Add(hold)
+}
+
+// holdingLocked: e failed to place its minimum (or was renewed) less than extraHold ago and
+// still lacks it; for some extras at least (holdsLocked says whose).
 func (s *Store) holdingLocked(e *entry, now time.Time) bool {
-	return e.spec != nil && !e.shortSince.IsZero() && now.Before(e.shortSince.Add(s.extraHold)) && !placedQuorumLocked(e)
+	return e.spec != nil && !e.shortSince.IsZero() && now.Before(holdEnd(e, s.extraHold)) && !placedQuorumLocked(e)
 }
 
 // noteShortLocked records a failed attempt of e (SetWaitSeen with a failed-attempt reason)
 // that saw schedulableNodes nodes taking new pods (-1: not known): the first one while e lacks
-// its minimum starts its hold, and so does a later one that saw more such nodes than the one
-// before (capacity arrived and was offered to the minimum first). It also drops from s.short
+// its minimum starts its hold, and a later one that saw more such nodes than the one before
+// renews it for the gang's own workload (capacity arrived and was offered to the minimum
+// first; holdsLocked). It also drops from s.short
 // the gangs that are short no more (placed, or gone), so that the set stays as small as the
 // gangs waiting now; a gang past its bound stays, as arriving capacity renews its hold.
 func (s *Store) noteShortLocked(k Key, e *entry, schedulableNodes int) {
@@ -165,14 +192,16 @@ func (s *Store) noteShortLocked(k Key, e *entry, schedulableNodes int) {
 		return
 	}
 	switch {
-	case e.shortSince.IsZero() || schedulableNodes > e.shortNodes:
-		e.shortSince = s.now()
+	case e.shortSince.IsZero():
+		e.shortSince, e.renewedAt = s.now(), time.Time{}
 		s.short[k] = true
 		if schedulableNodes < 0 {
 			// Not known: arriving capacity cannot be told until a failure that counts it.
 			schedulableNodes = math.MaxInt
 		}
 		e.shortNodes = schedulableNodes
+	case schedulableNodes > e.shortNodes:
+		e.renewedAt, e.shortNodes = s.now(), schedulableNodes
 	case schedulableNodes >= 0:
 		e.shortNodes = schedulableNodes
 	}

@@ -161,6 +161,12 @@ func TestExtraHoldRenewedByArrivingNodes(t *testing.T) {
 	if end, holding := s.HoldUntil(key("fresh")); !holding || !end.Equal(c.t.Add(30*time.Second)) {
 		t.Errorf("after a failure on more nodes: holding %v until %s, want until %s", holding, end, c.t.Add(30*time.Second))
 	}
+	if _, _, held := s.HeldExtra(extra, seen); !held {
+		t.Error("after a failure on more nodes, the renewed hold does not hold its workload's extra")
+	}
+	if _, _, held := s.HeldExtra(loneExtra, seen); held {
+		t.Error("the renewed hold reaches another workload's extra")
+	}
 	// A failure on as many nodes does not renew it, nor does one that does not count them.
 	c.t = c.t.Add(20 * time.Second)
 	s.SetWaitSeen(key("fresh"), failed, 4)

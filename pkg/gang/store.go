@@ -113,6 +113,9 @@ type entry struct {
 	// its last failed attempt saw (extrahold.go).
 	shortSince time.Time
 	shortNodes int
+	// renewedAt is the latest failure that saw more schedulable nodes than the one before it
+	// (zero: none since shortSince): it renews the hold for the gang's own workload only.
+	renewedAt time.Time
 	// victimsLeft are the victims of preemption not yet deleted (namespace/name).
 	victimsLeft map[string]bool
 }
@@ -123,7 +126,7 @@ func (e *entry) recount() {
 	e.count()
 	e.noteReservation()
 	if !e.shortSince.IsZero() && placedQuorumLocked(e) {
-		e.shortSince, e.shortNodes = time.Time{}, 0
+		e.shortSince, e.shortNodes, e.renewedAt = time.Time{}, 0, time.Time{}
 	}
 }
 
