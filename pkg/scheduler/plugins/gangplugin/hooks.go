@@ -72,11 +72,11 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 		}
 	}
 	spec, _ := p.store.Spec(k)
-	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU, schedulable: schedulableNodes(nodes)}
+	cs := &cycleState{gpus: gang.RequestsOf(pod).GPU, nodes: nodes}
 	state.Write(p.stateKey(), cs)
 	reject := func(reason, msg string) (*fwk.PreFilterResult, *fwk.Status) {
 		cs.gangRejected = true
-		p.setWaitSeen(k, gang.Wait{Reason: reason, Message: msg}, cs.schedulable)
+		p.setWaitSeen(k, gang.Wait{Reason: reason, Message: msg}, schedulableNodes(nodes))
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
 	}
 	if msg, refused := p.refuseSharedClaim(k, pod); refused {
@@ -178,7 +178,7 @@ func (p *Adapter) release(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	msg := fmt.Sprintf("a member of podgroup %s fits no node (see the FailedScheduling events of its pods); the gang is released and retried as a whole", p.store.GroupName(pod))
 	seen := -1 // a member placed by its gang's plan: the plan's failure counted them
 	if raw, err := state.Read(p.stateKey()); err == nil {
-		seen = raw.(*cycleState).schedulable
+		seen = schedulableNodes(raw.(*cycleState).nodes)
 	}
 	p.releaseGang(ctx, k, gang.ReasonMemberUnschedulable, msg, seen)
 	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: %s", k, msg))

@@ -116,7 +116,7 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 		// rewrite no status.
 		msg := fmt.Sprintf("%s has no placement for the %d members its quorum needs: a member of podgroup %s fits no node (%s); the gang is retried as a whole",
 			k, len(pods), p.store.GroupName(res.Failed), res.Reason)
-		p.releaseGang(ctx, k, gang.ReasonInsufficient, msg, cs.schedulable) // its back-off is what PostFilter sees
+		p.releaseGang(ctx, k, gang.ReasonInsufficient, msg, schedulableNodes(nodes)) // its back-off is what PostFilter sees
 
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), true
 	}

@@ -20,9 +20,9 @@ type cycleState struct {
 	// failure of its gang, nothing to release or preempt for.
 	extraHeld bool
 	gpus      int64
-	// schedulable is how many nodes of the cycle take new pods (schedulableNodes), for the
-	// failure PostFilter records.
-	schedulable int
+	// nodes are the cycle's nodes, counted (schedulableNodes) only when the attempt fails: a
+	// walk over every node on each member's PreFilter for a figure only failures read.
+	nodes []fwk.NodeInfo
 	// prefs are the preferred packing domains of the member's levels: a node in more of them
 	// scores higher (gangScore).
 	prefs []prefDomain
