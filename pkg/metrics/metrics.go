@@ -27,6 +27,13 @@ var (
 		Help:           "Gang members held in Permit until their quorum was reached.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind"})
+	// MembersBoundWithGang counts gang members assumed and sent to binding from the
+	// scheduling cycle whose pass placed them, without a queue pop or a cycle of their own.
+	MembersBoundWithGang = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "gang_members_bound_from_pass_total",
+		Help:           "Gang members assumed and sent to binding from the scheduling cycle of the pass that placed them (no queue pop or scheduling cycle of their own).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
 	// GangPlans counts one-pass gang placements, by outcome (Placed, NoPlacement).
 	GangPlans = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: namespace, Name: "gang_plans_total",
@@ -180,7 +187,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, MembersBoundWithGang, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
 			ReservationBlockedPods, ExtrasHeld, PreferredPackingFallbacks, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }

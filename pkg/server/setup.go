@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangcycle"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/memberevents"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
@@ -30,6 +31,10 @@ type SetupOptions struct {
 	// placed with their quorum. Off, the gang's own Scheduled event names them and their nodes,
 	// and each such member costs one API write (its bind) instead of two (memberevents).
 	MemberScheduledEvents bool
+	// MemberCycles places every gang member in a scheduling cycle of its own, as kube-scheduler
+	// does, instead of binding the members a gang's pass placed from the pass's cycle
+	// (pkg/scheduler/gangcycle).
+	MemberCycles bool
 }
 
 // Setup is kube-scheduler's app.Setup (the same steps, in the same order) with two changes:
@@ -91,6 +96,14 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	)
 	if err != nil {
 		return nil, nil, err
+	}
+	switch why := gangcycle.Usable(sched); {
+	case so.MemberCycles:
+		klog.FromContext(ctx).Info("Gang members are placed in cycles of their own (--member-cycles)")
+	case why != "":
+		klog.FromContext(ctx).Info("Gang members are placed in cycles of their own", "reason", why)
+	default:
+		so.Runtime.SetBinder(gangcycle.New(ctx, sched))
 	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig, completed); err != nil {
 		return nil, nil, err

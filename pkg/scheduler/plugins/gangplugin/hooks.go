@@ -237,11 +237,21 @@ func (p *Adapter) Unreserve(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, 
 
 // Permit holds a member until its gang's quorum (bound + assumed non-surge members in every
 // podgroup) is reached, then lets every waiting member go. Members of an established gang
-// whose quorum is bound (surge, extra or replacement members) go at once and never wait.
-func (p *Adapter) Permit(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+// whose quorum is bound (surge, extra or replacement members) go at once and never wait. The
+// member whose PreFilter planned its gang first has the Binder assume and bind the other
+// planned members from this cycle (bindPlanned): the quorum is then met here, and nobody waits.
+func (p *Adapter) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) (*fwk.Status, time.Duration) {
 	k, ok := p.keyOf(pod)
 	if !ok {
 		return nil, 0
+	}
+	if state != nil {
+		if raw, err := state.Read(p.stateKey()); err == nil {
+			if cs := raw.(*cycleState); len(cs.placed) > 0 {
+				p.bindPlanned(ctx, k, Placement{Pod: pod, Node: node}, cs.placed)
+				cs.placed = nil
+			}
+		}
 	}
 	if p.store.Membership().IsSurge(pod) {
 		if p.store.Established(k) {

@@ -122,6 +122,11 @@ func (p *Adapter) plan(ctx context.Context, k gang.Key, pod *v1.Pod, nodes []fwk
 	}
 	metrics.GangPlans.WithLabelValues(k.Kind.String(), "Placed").Inc()
 	p.setPlan(k, res.Nodes)
+	for _, m := range pods {
+		if m.Name != pod.Name {
+			cs.placed = append(cs.placed, Placement{Pod: m, Node: res.Nodes[m.Name]})
+		}
+	}
 	klog.FromContext(ctx).V(4).Info("Gang planned", "gang", k.String(), "members", len(res.Nodes))
 	return &fwk.PreFilterResult{NodeNames: sets.New(res.Nodes[pod.Name])}, nil, true
 }

@@ -27,6 +27,9 @@ type Runtime struct {
 
 	leadOnce sync.Once
 	elected  chan struct{}
+
+	// binder assumes and binds planned gang members from their pass's cycle (nil: none).
+	binder Binder
 }
 
 // profile is one scheduler profile's share of the Runtime.

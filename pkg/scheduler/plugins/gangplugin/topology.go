@@ -28,6 +28,9 @@ type cycleState struct {
 	prefs []prefDomain
 	// pack is the gang's multi-level packing for this attempt (nil when it has no levels).
 	pack *memberPack
+	// placed are the other members this cycle's pass placed, in the pass's order: its Permit
+	// hands them to the Runtime's Binder, which assumes and binds them from this cycle.
+	placed []Placement
 }
 
 // prefDomain is a preferred packing domain: a value of a node label; "" for none.
