@@ -119,7 +119,9 @@ func denyBinding(t *testing.T, env *framework.Env, name string) string {
 	if _, err := adm.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = adm.ValidatingAdmissionPolicies().Delete(context.Background(), policyName, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = adm.ValidatingAdmissionPolicies().Delete(context.Background(), policyName, metav1.DeleteOptions{})
+	})
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: policyName},
 		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policyName, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
