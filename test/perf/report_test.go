@@ -101,7 +101,7 @@ func TestPerfOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cfg := range configs {
+	for _, cfg := range append(append([]Config(nil), configs...), otherConfigs...) {
 		if cfg.Name == *oneConfig {
 			wl := draWorkload()
 			if *oneWorkload >= 0 {

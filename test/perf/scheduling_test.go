@@ -70,6 +70,8 @@ type Config struct {
 	Phalanx bool
 	// GangsOnly: the configuration runs only workloads with gangs.
 	GangsOnly bool
+	// Args are more phalanx-scheduler flags.
+	Args []string
 }
 
 // configs: the default and in-tree configurations run with kube-scheduler's own feature
@@ -80,6 +82,12 @@ var configs = []Config{
 	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true},
 	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "workload", FeatureGates: "GenericWorkload=true,NominatedNodeNameForExpectation=true"},
 	{Name: "phalanx-wl", SchedulerName: scheduler.SchedulerName, Gangs: "workload", Phalanx: true, GangsOnly: true},
+}
+
+// otherConfigs are not in the report: TestPerfOne runs them, to compare one change.
+var otherConfigs = []Config{
+	// Every gang member in a cycle of its own, as before pkg/scheduler/gangcycle.
+	{Name: "phalanx-member-cycles", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true, Args: []string{"--member-cycles"}},
 }
 
 // Workload is what one run schedules.
@@ -614,6 +622,7 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 	if cfg.FeatureGates != "" {
 		args = append(args, "--feature-gates="+cfg.FeatureGates)
 	}
+	args = append(args, cfg.Args...)
 	cmd := exec.Command(filepath.Join(binDir(root), "phalanx-scheduler"), args...)
 	logf, err := os.Create(filepath.Join(dir, "scheduler-"+cfg.Name+".log"))
 	if err != nil {
