@@ -512,8 +512,9 @@ func TestAPIServerRestartedMidUpdate(t *testing.T) {
 	}
 }
 
-// The leader is killed while gangs are half-permitted: some members wait in Permit (assumed
-// on nodes only in the dying process's cache), some may be bound, others not yet placed. The
+// The leader is killed while gangs are half-permitted: some members are assumed on nodes only
+// in the dying process's cache (binding from their gang's cycle, or waiting in Permit), some may
+// be bound, others not yet placed. The
 // other replica takes the lease and settles every gang: all members bound (the capacity is
 // there), none left partially bound, no node given more GPUs than it has.
 func TestLeaderKilledWhileGangHalfPermitted(t *testing.T) {
@@ -533,7 +534,10 @@ func TestLeaderKilledWhileGangHalfPermitted(t *testing.T) {
 		if err != nil {
 			return -1
 		}
-		return metricValue(body, `phalanx_permit_waits_total{kind="PodGang"}`)
+		// Members sent to binding from their gang's cycle, or held in Permit: either way
+		// assumed in the leader's cache with their binds not all done.
+		return metricValue(body, `phalanx_gang_members_bound_from_pass_total{kind="PodGang"}`) +
+			metricValue(body, `phalanx_permit_waits_total{kind="PodGang"}`)
 	}
 	before := waits()
 	gangs := []framework.Gang{}
@@ -543,12 +547,13 @@ func TestLeaderKilledWhileGangHalfPermitted(t *testing.T) {
 	for _, g := range gangs {
 		env.CreateGang(t, g)
 	}
-	// Kill at the first member held in Permit: the counter moves inside Permit, so the
-	// metrics are read back to back (no interval) to catch the moment.
+	// Kill at the first member assumed for its gang: the counters move in the planning
+	// member's Permit, before the binds, so the metrics are read back to back (no interval)
+	// to catch the moment.
 	deadline := time.Now().Add(time.Minute)
 	for waits() <= before {
 		if time.Now().After(deadline) {
-			t.Fatal("no member was held in Permit within a minute")
+			t.Fatal("no gang member was assumed for its gang within a minute")
 		}
 	}
 	leader.Kill()
@@ -556,7 +561,7 @@ func TestLeaderKilledWhileGangHalfPermitted(t *testing.T) {
 	for _, g := range gangs {
 		atKill = append(atKill, fmt.Sprintf("%s %d/8 bound", g.Name, boundOf(ctx, env, ns, g.Name)))
 	}
-	t.Logf("killed the leader %s with a member held in Permit; at the kill: %s", leader.Name, strings.Join(atKill, ", "))
+	t.Logf("killed the leader %s with gang members assumed and binding; at the kill: %s", leader.Name, strings.Join(atKill, ", "))
 	defer func() {
 		if _, err := local.Start(leader.Name + "-again"); err != nil {
 			t.Errorf("restarting a replica: %v", err)

@@ -492,7 +492,7 @@ func TestMetrics(t *testing.T) {
 	env.StartPhalanx(t, framework.Phalanx{Controller: true, ReservationHold: hold})
 	before := map[string]float64{
 		"placed":   framework.Metric(t, "phalanx_gang_time_to_placed_seconds", map[string]string{"kind": "PodGang"}),
-		"waits":    framework.Metric(t, "phalanx_permit_waits_total", map[string]string{"kind": "PodGang"}),
+		"bound":    framework.Metric(t, "phalanx_gang_members_bound_from_pass_total", map[string]string{"kind": "PodGang"}),
 		"blocked":  framework.Metric(t, "phalanx_surge_admissions_total", map[string]string{"result": "blocked"}),
 		"steps":    framework.Metric(t, "phalanx_update_steps_total", map[string]string{"strategy": "RollingUpdate", "action": "delete", "surge": "false"}),
 		"duration": framework.Metric(t, "phalanx_update_duration_seconds", map[string]string{"strategy": "RollingUpdate"}),
@@ -515,7 +515,7 @@ func TestMetrics(t *testing.T) {
 		min  float64
 	}{
 		{"phalanx_gang_time_to_placed_seconds{kind=PodGang} samples", after("phalanx_gang_time_to_placed_seconds", map[string]string{"kind": "PodGang"}) - before["placed"], 1},
-		{"phalanx_permit_waits_total{kind=PodGang}", after("phalanx_permit_waits_total", map[string]string{"kind": "PodGang"}) - before["waits"], 1},
+		{"phalanx_gang_members_bound_from_pass_total{kind=PodGang}", after("phalanx_gang_members_bound_from_pass_total", map[string]string{"kind": "PodGang"}) - before["bound"], 1},
 		{"phalanx_surge_admissions_total{result=blocked}", after("phalanx_surge_admissions_total", map[string]string{"result": "blocked"}) - before["blocked"], 1},
 		{"phalanx_update_steps_total{RollingUpdate,delete,surge=false}", after("phalanx_update_steps_total", map[string]string{"strategy": "RollingUpdate", "action": "delete", "surge": "false"}) - before["steps"], 2},
 		{"phalanx_update_duration_seconds{RollingUpdate} samples", after("phalanx_update_duration_seconds", map[string]string{"strategy": "RollingUpdate"}) - before["duration"], 1},
