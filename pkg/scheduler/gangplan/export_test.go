@@ -5,3 +5,6 @@ func (pl *Planner) SetFilterMemo(on bool) { pl.memo = on }
 
 // FilterMemo reports whether the pass keeps Filter verdicts (the profile allows it).
 func (pl *Planner) FilterMemo() bool { return pl.memo }
+
+// FilterRuns is how many times the passes ran the profile's Filter on a node.
+func (pl *Planner) FilterRuns() int64 { return pl.filterRuns.Load() }

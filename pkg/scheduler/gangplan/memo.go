@@ -2,6 +2,7 @@ package gangplan
 
 import (
 	"encoding/json"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -42,6 +43,67 @@ func (m *filterMemo) use(key string) map[string]*fwk.Status {
 
 // changed forgets the verdicts of node: a member of the pass was placed on it.
 func (m *filterMemo) changed(node string) { delete(m.verdict, node) }
+
+// passMemo keeps Filter verdicts beyond their pass, for the members alike of the next gangs
+// (siblingKey): a verdict holds while the node's generation in the scheduler's snapshot is the
+// one it was given at. The cache gives a node a new generation whenever a pod is assumed,
+// bound or removed on it and whenever the Node object changes, so a stream of gangs of one
+// template filters again only the nodes the gangs before it were placed on, where each pass
+// alone filtered percentageOfNodesToScore of the nodes for its first member (BenchmarkPlan,
+// `make perf`: Filter was a quarter of the scheduler's CPU on 1,000 gangs of 3).
+//
+// A verdict can change without its node's generation only through what the generation does
+// not cover, and no verdict is kept or used then: pods with required anti-affinity anywhere
+// (they judge other nodes of their domain; memoRules.labelsMatter), pods nominated to the node
+// (preemptors, which Filter counts), members with resource claims or volumes (claims,
+// devices, volumes and CSINodes change apart from nodes), and passes that weigh evictions,
+// freed devices or claims still to be made (preemption, surge admission).
+type passMemo struct {
+	mu    sync.Mutex
+	byKey map[string]map[string]keptVerdict
+}
+
+// keptVerdict is a Filter verdict and the generation of the node it was given on.
+type keptVerdict struct {
+	generation int64
+	status     *fwk.Status
+}
+
+// passMemoKeys bounds the templates kept (a cluster's gangs use a few).
+const passMemoKeys = 8
+
+// verdicts returns the kept verdicts of members of key, by node name; m.mu is held.
+func (m *passMemo) verdicts(key string) map[string]keptVerdict {
+	if m.byKey == nil {
+		m.byKey = map[string]map[string]keptVerdict{}
+	}
+	v := m.byKey[key]
+	if v == nil {
+		if len(m.byKey) >= passMemoKeys {
+			for k := range m.byKey {
+				delete(m.byKey, k) // any one: the set is small and rarely full
+				break
+			}
+		}
+		v = map[string]keptVerdict{}
+		m.byKey[key] = v
+	}
+	return v
+}
+
+// keepable reports whether pod's verdicts may outlive the pass (passMemo): it has no resource
+// claims and no volumes whose objects the node's generation does not cover.
+func keepable(pod *v1.Pod) bool {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return false
+	}
+	for _, vol := range pod.Spec.Volumes {
+		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil || vol.CSI != nil {
+			return false
+		}
+	}
+	return true
+}
 
 // memoRules are what a pass checks once before it keeps verdicts.
 type memoRules struct {

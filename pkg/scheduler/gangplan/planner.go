@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -77,6 +78,10 @@ type Planner struct {
 	// memo: members alike are not filtered again on nodes the pass has not changed
 	// (filterMemo); off when the profile's Filter plugins make verdicts depend on other nodes.
 	memo bool
+	// kept are the verdicts that outlive their pass (passMemo), used with memo.
+	kept passMemo
+	// filterRuns counts the profile's Filter runs of the passes (for tests).
+	filterRuns atomic.Int64
 	// claims reads the members' PersistentVolumeClaims (Plans); nil without an informer
 	// factory, when no member with volume claims is planned.
 	claims corelisters.PersistentVolumeClaimLister
@@ -387,10 +392,21 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	if err != nil {
 		return res, err
 	}
+	// Verdicts outlive the pass only for passes over the cluster as it is (passMemo).
+	keep := pl.memo && !rules.labelsMatter && len(in.Evicted) == 0 && len(in.Freed) == 0 && len(in.Claims) == 0
+	if keep {
+		pl.kept.mu.Lock()
+		defer pl.kept.mu.Unlock()
+	}
 	for _, pod := range in.Pods {
 		var verdicts map[string]*fwk.Status
+		var kept map[string]keptVerdict
 		if pl.memo {
-			verdicts = memo.use(siblingKey(pod, rules))
+			key := siblingKey(pod, rules)
+			verdicts = memo.use(key)
+			if keep && key != "" && keepable(pod) {
+				kept = pl.kept.verdicts(key)
+			}
 		}
 		state := framework.NewCycleState()
 		if group != nil {
@@ -414,7 +430,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
 			}
 		}
-		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts)
+		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept)
 		if err != nil {
 			return res, err
 		}
@@ -531,8 +547,9 @@ func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies ma
 
 // feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until
 // toFind nodes pass or every candidate was tried; reasons counts why the others did not. The
-// profile's verdicts are taken from, and kept in, verdicts (nil: none kept; filterMemo).
-func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status) ([]fwk.NodeInfo, map[string]int, error) {
+// profile's verdicts are taken from, and kept in, verdicts (nil: none kept; filterMemo) and
+// kept (the verdicts of earlier passes by node generation, nil: none; passMemo).
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict) ([]fwk.NodeInfo, map[string]int, error) {
 	var feasible []fwk.NodeInfo
 	reasons := map[string]int{}
 	n := len(in.Nodes)
@@ -550,17 +567,30 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			// Score and Reserve: a node that fits is filtered again; one that does not is not.
 			known = false
 		}
+		name := node.Node().Name
+		if !known && kept != nil {
+			if kv, ok := kept[name]; ok && kv.generation == node.GetGeneration() && !pl.hasNominated(name) {
+				st, known = kv.status, true
+				if verdicts != nil {
+					verdicts[name] = st
+				}
+			}
+		}
 		if !known {
 			if pl.nominated {
 				st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
 			} else {
 				st = pl.fw.RunFilterPlugins(ctx, state, pod, node)
 			}
+			pl.filterRuns.Add(1)
 			if st.Code() == fwk.Error {
-				return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, node.Node().Name, st.AsError())
+				return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, name, st.AsError())
 			}
 			if verdicts != nil {
-				verdicts[node.Node().Name] = st
+				verdicts[name] = st
+			}
+			if kept != nil && !pl.hasNominated(name) {
+				kept[name] = keptVerdict{generation: node.GetGeneration(), status: st}
 			}
 		}
 		if st.IsSuccess() && in.Filter != nil {
@@ -576,6 +606,11 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	pl.next = (pl.next + tried) % n
 	return feasible, reasons, nil
+}
+
+// hasNominated reports whether pods are nominated to node (their Filter counts them).
+func (pl *Planner) hasNominated(node string) bool {
+	return pl.nominated && len(pl.fw.NominatedPodsForNode(node)) > 0
 }
 
 // best scores the feasible nodes and returns the highest (the first of equals); placed are

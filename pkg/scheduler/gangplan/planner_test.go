@@ -15,6 +15,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
@@ -437,5 +438,91 @@ func TestPlanMembersWithBoundVolumes(t *testing.T) {
 	}
 	if res.Nodes["m-0"] != "n0002" || res.Nodes["m-1"] != "n0000" {
 		t.Errorf("plan %v: want m-0 on n0002 and m-1 on n0000, where their volumes are", res.Nodes)
+	}
+}
+
+// Verdicts outlive their pass while their node's generation stands: the next gang alike is
+// filtered again only on the nodes that changed since (the last gang's, one another pod took,
+// one tainted), and is placed where a planner that keeps nothing places it, never on a
+// changed node that no longer fits.
+func TestFilterMemoAcrossPasses(t *testing.T) {
+	ns := nodes(40, 8)
+	snap := internalcache.NewSnapshot(nil, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gang := func(prefix string) []*v1.Pod {
+		out := make([]*v1.Pod, 3)
+		for i := range out {
+			out[i] = gpuPod(fmt.Sprintf("%s-%d", prefix, i), 8)
+		}
+		return out
+	}
+	ctx := context.Background()
+	keeping, fresh := newPlanner(t), newPlanner(t)
+	fresh.SetFilterMemo(false)
+	first, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("a"), Nodes: infos})
+	if err != nil || first.Failed != nil {
+		t.Fatalf("first gang: %v %+v", err, first)
+	}
+	if _, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("a"), Nodes: infos}); err != nil {
+		t.Fatal(err) // the same pass, so that both planners start the next search at the same node
+	}
+	// The cluster after it, as the scheduler's cache gives it: the first gang on its nodes, a
+	// node taken by another scheduler's pod, a node tainted NoSchedule.
+	changed := map[string]bool{}
+	place := func(pod *v1.Pod, node string) {
+		info, err := snap.NodeInfos().Get(node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod = pod.DeepCopy()
+		pod.Spec.NodeName = node
+		pi, err := framework.NewPodInfo(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info.AddPodInfo(pi)
+		changed[node] = true
+	}
+	for _, p := range gang("a") {
+		place(p, first.Nodes[p.Name])
+	}
+	var other, tainted string
+	for _, n := range ns {
+		if !changed[n.Name] && other == "" {
+			other = n.Name
+			place(gpuPod("other", 8), other)
+		} else if !changed[n.Name] && tainted == "" {
+			tainted = n.Name
+			info, _ := snap.NodeInfos().Get(tainted)
+			node := n.DeepCopy()
+			node.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
+			info.(*framework.NodeInfo).SetNode(node)
+			changed[tainted] = true
+		}
+	}
+	before := keeping.FilterRuns()
+	second, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("b"), Nodes: infos})
+	if err != nil || second.Failed != nil {
+		t.Fatalf("second gang: %v %+v", err, second)
+	}
+	want, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("b"), Nodes: infos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(second.Nodes) != fmt.Sprint(want.Nodes) {
+		t.Errorf("placements differ:\nwith verdicts kept  %v\nwith nothing kept   %v", second.Nodes, want.Nodes)
+	}
+	for pod, node := range second.Nodes {
+		if changed[node] {
+			t.Errorf("%s placed on %s, which changed since the first gang and no longer fits", pod, node)
+		}
+	}
+	// The first member: the 5 changed nodes (every node is searched: fewer than 100); the next
+	// two: the node the one before took.
+	if runs := keeping.FilterRuns() - before; runs != 5+2 {
+		t.Errorf("the second gang ran Filter %d times, want 7 (the 5 changed nodes, then one node per member)", runs)
 	}
 }
