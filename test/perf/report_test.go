@@ -171,25 +171,25 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 		}
 		switch {
 		case wl.Gangs == 0:
-			fmt.Fprintf(&b, "- %s: Phalanx %.2f × default (target ≥ 0.95): %s\n", wl.Name, p.PodsPerSecond/d.PodsPerSecond, verdict(p.PodsPerSecond >= 0.95*d.PodsPerSecond))
+			fmt.Fprintf(&b, "- %s: Phalanx %.2f × default (target ≥ 1.0): %s\n", wl.Name, p.PodsPerSecond/d.PodsPerSecond, verdict(p.PodsPerSecond >= d.PodsPerSecond))
 		default:
 			it := find(results, "in-tree", wl.Name)
 			var parts []string
-			parts = append(parts, fmt.Sprintf("Phalanx %.2f × default on the same pods (target ≥ 0.9): %s", p.PodsPerSecond/d.PodsPerSecond, verdict(p.PodsPerSecond >= 0.9*d.PodsPerSecond)))
+			parts = append(parts, fmt.Sprintf("Phalanx %.2f × default on the same pods (target ≥ 1.3): %s", p.PodsPerSecond/d.PodsPerSecond, verdict(p.PodsPerSecond >= 1.3*d.PodsPerSecond)))
 			if it != nil && it.PodsPerSecond > 0 && it.CPUSeconds > 0 {
 				parts = append(parts,
-					fmt.Sprintf("%.2f × in-tree (target ≥ 1.5): %s", p.PodsPerSecond/it.PodsPerSecond, verdict(p.PodsPerSecond >= 1.5*it.PodsPerSecond)),
-					fmt.Sprintf("CPU %.2f × in-tree (target ≤ 1.0): %s", p.CPUSeconds/it.CPUSeconds, verdict(p.CPUSeconds <= it.CPUSeconds)))
+					fmt.Sprintf("%.2f × in-tree (target ≥ 2.0): %s", p.PodsPerSecond/it.PodsPerSecond, verdict(p.PodsPerSecond >= 2*it.PodsPerSecond)),
+					fmt.Sprintf("CPU %.2f × in-tree (target ≤ 0.5): %s", p.CPUSeconds/it.CPUSeconds, verdict(p.CPUSeconds <= 0.5*it.CPUSeconds)))
 			}
 			if d.GangP99 > 0 {
-				parts = append(parts, fmt.Sprintf("gang p99 %s, %.2f × default's (target ≤ 1.2): %s", p.GangP99.Round(10*time.Millisecond), float64(p.GangP99)/float64(d.GangP99), verdict(float64(p.GangP99) <= 1.2*float64(d.GangP99))))
+				parts = append(parts, fmt.Sprintf("gang p99 %s, %.2f × default's (target ≤ 1.0): %s", p.GangP99.Round(10*time.Millisecond), float64(p.GangP99)/float64(d.GangP99), verdict(p.GangP99 <= d.GangP99)))
 			}
 			if wl.Gangs == 1 {
-				parts = append(parts, fmt.Sprintf("the %d-pod gang placed %s after its last member existed (target ≤ 5s): %s", wl.GangSize, p.GangP99.Round(10*time.Millisecond), verdict(p.GangP99 <= 5*time.Second)))
+				parts = append(parts, fmt.Sprintf("the %d-pod gang placed %s after its last member existed (target ≤ 1.5s): %s", wl.GangSize, p.GangP99.Round(10*time.Millisecond), verdict(p.GangP99 <= 1500*time.Millisecond)))
 			}
 			parts = append(parts,
 				fmt.Sprintf("waste %.1f GPU·s (target 0): %s", p.WasteGPUSeconds, verdict(p.WasteGPUSeconds == 0)),
-				fmt.Sprintf("API writes %.2f per bound pod (target ≤ 1.2): %s (%s)", p.WritesPerPod, verdict(p.WritesPerPod <= 1.2), writesBreakdown(p)))
+				fmt.Sprintf("API writes %.2f per bound pod (target ≤ 1.1): %s (%s)", p.WritesPerPod, verdict(p.WritesPerPod <= 1.1), writesBreakdown(p)))
 			fmt.Fprintf(&b, "- %s: %s\n", wl.Name, strings.Join(parts, "; "))
 			if w := find(results, "phalanx-wl", wl.Name); w != nil && it != nil && it.PodsPerSecond > 0 && it.CPUSeconds > 0 {
 				fmt.Fprintf(&b, "  - the same PodGroups (scheduling.k8s.io) under Phalanx: %.2f × in-tree; CPU %.2f × in-tree; waste %.1f GPU·s; API writes %.2f per bound pod\n",
