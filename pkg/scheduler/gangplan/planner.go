@@ -568,8 +568,10 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			known = false
 		}
 		name := node.Node().Name
-		if !known && kept != nil {
-			if kv, ok := kept[name]; ok && kv.generation == node.GetGeneration() && !pl.hasNominated(name) {
+		// Verdicts on a node with nominated pods are neither kept nor used (passMemo).
+		keepHere := kept != nil && !pl.hasNominated(name)
+		if !known && keepHere {
+			if kv, ok := kept[name]; ok && kv.generation == node.GetGeneration() {
 				st, known = kv.status, true
 				if verdicts != nil {
 					verdicts[name] = st
@@ -589,7 +591,7 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			if verdicts != nil {
 				verdicts[name] = st
 			}
-			if kept != nil && !pl.hasNominated(name) {
+			if keepHere {
 				kept[name] = keptVerdict{generation: node.GetGeneration(), status: st}
 			}
 		}
