@@ -86,7 +86,7 @@ func TestExtraHeldUntilTheMinimumIsPlaced(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range minimum {
 		p.Reserve(ctx, nil, m, "n1")
-		p.Permit(ctx, nil, m, "n1")
+		p.Permit(ctx, framework.NewCycleState(), m, "n1")
 	}
 	if _, ok := h.at("ns/" + extra.Name); !ok {
 		t.Fatal("the held extra was not woken when fresh's quorum was met")
@@ -186,7 +186,7 @@ func TestExtraWaitsWhileItsGangsPlanIsPlaced(t *testing.T) {
 	for i, m := range minimum {
 		node := fmt.Sprintf("n%d", i+1)
 		p.Reserve(ctx, nil, m, node)
-		p.Permit(ctx, nil, m, node)
+		p.Permit(ctx, framework.NewCycleState(), m, node)
 	}
 	if _, ok := h.at("ns/g-2"); !ok {
 		t.Fatal("the extra was not woken when its gang's quorum was placed")

@@ -245,12 +245,10 @@ func (p *Adapter) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	if !ok {
 		return nil, 0
 	}
-	if state != nil {
-		if raw, err := state.Read(p.stateKey()); err == nil {
-			if cs := raw.(*cycleState); len(cs.placed) > 0 {
-				p.bindPlanned(ctx, k, Placement{Pod: pod, Node: node}, cs.placed)
-				cs.placed = nil
-			}
+	if raw, err := state.Read(p.stateKey()); err == nil {
+		if cs := raw.(*cycleState); len(cs.placed) > 0 {
+			p.bindPlanned(ctx, k, Placement{Pod: pod, Node: node}, cs.placed)
+			cs.placed = nil
 		}
 	}
 	if p.store.Membership().IsSurge(pod) {

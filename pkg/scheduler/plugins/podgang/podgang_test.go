@@ -187,14 +187,14 @@ func TestPermitQuorumAndSurge(t *testing.T) {
 		t.Fatalf("surge member admitted before the gang is established: %v", st)
 	}
 	pl.Reserve(ctx, nil, p0, "n1")
-	st, timeout := pl.Permit(ctx, nil, p0, "n1")
+	st, timeout := pl.Permit(ctx, framework.NewCycleState(), p0, "n1")
 	if !st.IsWait() || timeout != 30*time.Second {
 		t.Fatalf("first member: %v %s, want Wait 30s", st, timeout)
 	}
 	w0 := &waitingPod{pod: p0}
 	h.waiting = []fwk.WaitingPod{w0}
 	pl.Reserve(ctx, nil, p1, "n1")
-	if st, _ := pl.Permit(ctx, nil, p1, "n1"); !st.IsSuccess() {
+	if st, _ := pl.Permit(ctx, framework.NewCycleState(), p1, "n1"); !st.IsSuccess() {
 		t.Fatalf("quorum member: %v, want Success", st)
 	}
 	if !w0.allowed {
@@ -206,7 +206,7 @@ func TestPermitQuorumAndSurge(t *testing.T) {
 		t.Fatalf("surge member of an established gang refused: %v", st)
 	}
 	pl.Reserve(ctx, nil, s, "n2")
-	if st, _ := pl.Permit(ctx, nil, s, "n2"); !st.IsSuccess() {
+	if st, _ := pl.Permit(ctx, framework.NewCycleState(), s, "n2"); !st.IsSuccess() {
 		t.Fatalf("surge member must not wait: %v", st)
 	}
 }
@@ -330,7 +330,7 @@ func TestUnreserveOfADeletedMemberNoBackoff(t *testing.T) {
 	pl.Store().UpsertPod(p0)
 	pl.Reserve(ctx, nil, p1, "n1")
 	pl.Store().DeletePod(p0)
-	if st, _ := pl.Permit(ctx, nil, p1, "n1"); st.IsSuccess() || st.IsWait() {
+	if st, _ := pl.Permit(ctx, framework.NewCycleState(), p1, "n1"); st.IsSuccess() || st.IsWait() {
 		t.Fatalf("Permit of a member whose sibling is gone: %v, want a rejection", st)
 	}
 	pl.Unreserve(ctx, nil, p1, "n1")
@@ -353,7 +353,7 @@ func TestFailedBindAfterQuorumNoBackoff(t *testing.T) {
 	ctx := context.Background()
 	pl.Reserve(ctx, nil, p0, "n1")
 	pl.Reserve(ctx, nil, p1, "n1")
-	if st, _ := pl.Permit(ctx, nil, p1, "n1"); !st.IsSuccess() {
+	if st, _ := pl.Permit(ctx, framework.NewCycleState(), p1, "n1"); !st.IsSuccess() {
 		t.Fatalf("Permit with the quorum assumed: %v", st)
 	}
 	bound := p0.DeepCopy()
@@ -434,7 +434,7 @@ func BenchmarkPermit(b *testing.B) {
 		g := (i % 1000) * 5
 		for j := 0; j < 5; j++ {
 			pl.Reserve(ctx, nil, pods[g+j], "n1")
-			pl.Permit(ctx, nil, pods[g+j], "n1")
+			pl.Permit(ctx, framework.NewCycleState(), pods[g+j], "n1")
 		}
 		for j := 0; j < 5; j++ {
 			pl.Store().Forget(pods[g+j])
