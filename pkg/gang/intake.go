@@ -370,14 +370,28 @@ func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
 // informer path calls it for binds the scheduler learns about otherwise (another instance,
 // a restart, or an event that overtook PostBind).
 func (s *Store) Establish(k Key) bool {
+	// Every bound member's informer event asks; only the one that completes the quorum
+	// establishes: the others are answered under the read lock.
+	s.mu.RLock()
+	e := s.gangs[k]
+	may := e != nil && mayEstablish(e)
+	s.mu.RUnlock()
+	if !may {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.gangs[k]
+	e = s.gangs[k]
 	return e != nil && s.establishLocked(k, e)
 }
 
+// mayEstablish: e has an object, is not established and its quorum is bound.
+func mayEstablish(e *entry) bool {
+	return e.spec != nil && !establishedLocked(e) && quorumLocked(e, false)
+}
+
 func (s *Store) establishLocked(k Key, e *entry) bool {
-	if e.spec == nil || establishedLocked(e) || !quorumLocked(e, false) {
+	if !mayEstablish(e) {
 		return false
 	}
 	e.establishedAt = s.now()

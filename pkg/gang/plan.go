@@ -71,12 +71,3 @@ func (s *Store) HasPlan(k Key) bool {
 	e := s.gangs[k]
 	return e != nil && e.plan != nil
 }
-
-// DropPlan forgets the gang's plan.
-func (s *Store) DropPlan(k Key) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e := s.gangs[k]; e != nil {
-		e.plan = nil
-	}
-}

@@ -90,6 +90,11 @@ func (s *Store) PendingPods(k Key) []*v1.Pod {
 	if e == nil {
 		return nil
 	}
+	return pendingLocked(e)
+}
+
+// pendingLocked is PendingPods of e.
+func pendingLocked(e *entry) []*v1.Pod {
 	var pods []*v1.Pod
 	for _, m := range e.members {
 		if m.State == Pending {

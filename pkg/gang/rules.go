@@ -63,6 +63,35 @@ func (s *Store) QuorumMet(k Key) bool {
 	return e != nil && quorumLocked(e, true)
 }
 
+// SettleQuorum is Permit's one store call for a member of gang k: whether the gang's quorum
+// is met with bound and assumed members (QuorumMet), and, when it is, what Permit settles: the
+// plan that placed the quorum is dropped and the gang's wait cleared (cleared: the wait was
+// not empty, so the gang's status is to be written), and pending lists the members still
+// pending (its extras, to be woken). The write lock is taken only when there is a plan or a
+// wait to clear: once for a gang whose members the Binder permits one after another.
+func (s *Store) SettleQuorum(k Key) (met, cleared bool, pending []*v1.Pod) {
+	s.mu.RLock()
+	e := s.gangs[k]
+	if e == nil || !quorumLocked(e, true) {
+		s.mu.RUnlock()
+		return false, false, nil
+	}
+	if e.plan == nil && e.wait == (Wait{}) {
+		pending = pendingLocked(e)
+		s.mu.RUnlock()
+		return true, false, pending
+	}
+	s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e = s.gangs[k]; e == nil || !quorumLocked(e, true) {
+		return false, false, nil
+	}
+	cleared = e.wait != (Wait{})
+	e.plan, e.wait = nil, Wait{}
+	return true, cleared, pendingLocked(e)
+}
+
 // Binding reports whether gang k's quorum is met only with assumed members: the gang is not
 // established and its binds are in flight. A status written now would be out of date within
 // the binds' round trips; the bind that completes the quorum (or the release of a failed one)

@@ -1,7 +1,6 @@
 package gang
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,7 +24,7 @@ type Store struct {
 	membership Membership
 	now        func() time.Time
 
-	mu    sync.RWMutex
+	mu    countedRWMutex
 	gangs map[Key]*entry
 	// hold is how long reservations last (0: off).
 	hold time.Duration

@@ -237,8 +237,16 @@ func (p *Adapter) takeHeld(holder gang.Key) []gang.Key { return p.store.TakeHeld
 // setPlan records where the gang's planning pass put its members.
 func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan(k, nodes) }
 
-// dropPlan forgets the gang's plan.
-func (p *Adapter) dropPlan(k gang.Key) { p.store.DropPlan(k) }
+// settleQuorum is Permit's store call (gang.Store.SettleQuorum): whether k's quorum is
+// placed, with its plan and wait cleared then (the status written when the wait changed), and
+// the members still pending.
+func (p *Adapter) settleQuorum(k gang.Key) (bool, []*v1.Pod) {
+	met, cleared, pending := p.store.SettleQuorum(k)
+	if cleared {
+		p.status.Enqueue(k)
+	}
+	return met, pending
+}
 
 // recordPreemption records the victims a gang preempted and the room held for it.
 func (p *Adapter) recordPreemption(k gang.Key, pf gang.Preemption) { p.store.StartPreemption(k, pf) }

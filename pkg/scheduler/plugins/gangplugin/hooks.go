@@ -258,15 +258,13 @@ func (p *Adapter) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 		metrics.PermitRejections.WithLabelValues(p.opts.Kind.String(), "SurgeNotEstablished").Inc()
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("surge member waits until %s is established", k)), 0
 	}
-	if p.store.QuorumMet(k) {
-		p.dropPlan(k)
+	if met, pending := p.settleQuorum(k); met {
 		p.allowWaiting(k)
-		p.setWait(k, gang.Wait{})
 		p.wakeHeld(k) // its minimum is placed: the extras it held may take what is left
 		// Its own extras, which waited while a plan was placed: woken whether or not the plan is
 		// still recorded (a planned member's update or deletion drops it first), or they would
 		// wait for the queue's periodic flush.
-		p.activate(klog.FromContext(ctx), k)
+		p.activatePods(klog.FromContext(ctx), pending)
 		return nil, 0
 	}
 	if !p.store.MembersPresent(k) {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
@@ -30,6 +31,9 @@ type Runtime struct {
 
 	// binder assumes and binds planned gang members from their pass's cycle (nil: none).
 	binder Binder
+	// gangClient, when set, is the client of the gang kinds (PodGangs, PodGroups) instead of
+	// one made from each profile's kubeconfig.
+	gangClient versioned.Interface
 }
 
 // profile is one scheduler profile's share of the Runtime.
@@ -188,6 +192,27 @@ func (r *Runtime) sinkOf(h fwk.Handle, kind gang.Kind) StatusSink {
 		return p.sinks[kind]
 	}
 	return nil
+}
+
+// SetGangClient makes the gang plugins read and write PodGangs and PodGroups through c
+// instead of a client made from the scheduler's kubeconfig: for a scheduler built on a fake
+// API (the gang-cycle benchmark). Call it before the scheduler is built.
+func (r *Runtime) SetGangClient(c versioned.Interface) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gangClient = c
+}
+
+// GangClient is the client of the gang kinds for profile h: the one SetGangClient gave, or
+// one made from h's kubeconfig (JSON: the gang kinds are CRDs).
+func (r *Runtime) GangClient(h fwk.Handle) (versioned.Interface, error) {
+	r.mu.Lock()
+	c := r.gangClient
+	r.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	return versioned.NewForConfig(JSONConfig(h.KubeConfig()))
 }
 
 // JSONConfig copies a client config for custom resources: the scheduler's own config asks

@@ -16,7 +16,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
-	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/client/informers/externalversions"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
@@ -67,7 +66,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	client, err := versioned.NewForConfig(gangplugin.JSONConfig(h.KubeConfig()))
+	client, err := rt.GangClient(h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating the PodGang client: %w", Name, err)
 	}
