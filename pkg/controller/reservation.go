@@ -8,11 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
-	"k8s.io/klog/v2"
 
 	grovev1 "github.com/phalanx-sched/phalanx/pkg/apis/grove/v1alpha1"
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -39,7 +39,7 @@ func replacedPod(p *corev1.Pod, ro *rollout) bool {
 // for reservationHoldSeconds: TestPartition). devices counts the DRA devices a pod's claims
 // were allocated (gang.DevicesAllocated), kept for the replacements as its GPUs are. Keys are
 // gang names; values are annotation values.
-func reservations(obs *observed, ro *rollout, now metav1.Time, devices func(*corev1.Pod) int64) (map[string]string, error) {
+func reservations(obs *observed, ro *rollout, now metav1.Time, devices func(*corev1.Pod) (int64, error)) (map[string]string, error) {
 	out := map[string]string{}
 	if len(ro.replaced) == 0 && len(ro.replacedSlices) == 0 {
 		return out, nil // nothing is replaced this pass (most passes): no pod to look at
@@ -83,7 +83,11 @@ func reservations(obs *observed, ro *rollout, now metav1.Time, devices func(*cor
 				cur.Add(q)
 				sum[name] = cur
 			}
-			if n := devices(p); n > 0 {
+			n, err := devices(p)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
 				cur := sum[schedv1.ReservationDevices]
 				cur.Add(*resource.NewQuantity(n, resource.DecimalSI))
 				sum[schedv1.ReservationDevices] = cur
@@ -125,18 +129,22 @@ func (a *applier) reserve(obs *observed, res map[string]string) error {
 
 // claimDevices counts the DRA devices pod's claims were allocated, read from the API server
 // (the controller keeps no cache of claims: it reads them only for the members a pass
-// replaces). A claim that cannot be read counts nothing: its devices are not held.
-func (a *applier) claimDevices(pod *corev1.Pod) int64 {
+// replaces). A claim that is gone counts nothing; any other failure to read one is an error,
+// so that the pass is retried instead of deleting the member without holding its devices
+// (another pod could take them before the replacement).
+func (a *applier) claimDevices(pod *corev1.Pod) (int64, error) {
 	if len(pod.Spec.ResourceClaims) == 0 {
-		return 0
+		return 0, nil
 	}
-	return gang.DevicesAllocated(func(ns, name string) (*resourcev1.ResourceClaim, error) {
+	var failed error
+	n := gang.DevicesAllocated(func(ns, name string) (*resourcev1.ResourceClaim, error) {
 		c, err := a.c.kube.ResourceV1().ResourceClaims(ns).Get(a.ctx, name, metav1.GetOptions{})
-		if err != nil {
-			klog.FromContext(a.ctx).V(2).Info("Reading a replaced member's ResourceClaim; its devices are not held", "pod", klog.KObj(pod), "claim", name, "err", err)
+		if err != nil && !apierrors.IsNotFound(err) && failed == nil {
+			failed = fmt.Errorf("reading ResourceClaim %s of replaced member %s to hold its devices: %w", name, pod.Name, err)
 		}
 		return c, err
 	}, pod)
+	return n, failed
 }
 
 // recreatedGang is the new gang of a recreated replica: it carries the reservation of what

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,7 +34,7 @@ func TestReservationLeavesSurgeOut(t *testing.T) {
 		"p-2-worker-1": pod("p-2-worker-1", "1", "n4", true),
 	}}
 	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-2-worker", Index: 0}: true}}
-	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) int64 { return 0 })
+	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) (int64, error) { return 0, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestReservationOfDrainedSliceGoesToItsSliceGang(t *testing.T) {
 		replaced:       map[update.MemberRef]bool{prefill0: true, decode0: true},
 		replacedSlices: map[update.MemberRef]string{prefill0: "pd-0-slice-0", decode0: "pd-0-slice-0"},
 	}
-	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) int64 { return 0 })
+	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) (int64, error) { return 0, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestReservationHoldsDevices(t *testing.T) {
 	}}
 	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-0-worker", Index: 0}: true}}
 	devices := map[string]int64{"p-0-worker-0": 8, "p-0-worker-1": 4}
-	res, err := reservations(obs, ro, metav1.Now(), func(p *corev1.Pod) int64 { return devices[p.Name] })
+	res, err := reservations(obs, ro, metav1.Now(), func(p *corev1.Pod) (int64, error) { return devices[p.Name], nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +110,20 @@ func TestReservationHoldsDevices(t *testing.T) {
 	}
 	if r.Nodes["n1"].Devices != 8 || r.Nodes["n2"].Devices != 4 {
 		t.Errorf("reserved devices n1 %d, n2 %d; want 8 and 4 (%s)", r.Nodes["n1"].Devices, r.Nodes["n2"].Devices, res["p-0"])
+	}
+}
+
+// A replaced member whose claims cannot be read fails the pass (it is retried) rather than
+// being deleted with a reservation that holds none of its devices.
+func TestReservationUnreadableClaimFailsThePass(t *testing.T) {
+	obs := &observed{pods: map[string]*corev1.Pod{"p-0-worker-0": {
+		ObjectMeta: metav1.ObjectMeta{Name: "p-0-worker-0", Labels: map[string]string{grovev1.LabelPodGang: "p-0",
+			grovev1.LabelPodClique: "p-0-worker", grovev1.LabelPodCliquePodIndex: "0"}},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "w"}}}}}}
+	ro := &rollout{replaced: map[update.MemberRef]bool{{Kind: update.Pods, Unit: "p-0-worker", Index: 0}: true}}
+	boom := errors.New("the server is currently unable to handle the request")
+	res, err := reservations(obs, ro, metav1.Now(), func(*corev1.Pod) (int64, error) { return 0, boom })
+	if !errors.Is(err, boom) || res != nil {
+		t.Fatalf("reservations = %v, %v; want the read error and no reservation", res, err)
 	}
 }
