@@ -34,7 +34,10 @@ func (s *Store) SetSpec(spec Spec) (changed bool) {
 	case e.reused == nil || prev == nil || prev.ReuseFrom != sp.ReuseFrom:
 		e.reused = s.footprintLocked(sp.ReuseFrom)
 	}
-	if e.reservation() != nil {
+	if r := e.reservation(); e.unconfirmed != nil && r != nil && !r.Since.Equal(e.unconfirmedOf) {
+		e.unconfirmed = nil // the reservation the departure waited for
+	}
+	if e.reservation() != nil || e.unconfirmed != nil {
 		s.reserving[sp.Key] = true
 	} else {
 		delete(s.reserving, sp.Key)
@@ -134,6 +137,7 @@ func (s *Store) DeleteSpec(k Key) {
 		delete(s.reserving, k)
 	}
 	e.spec, e.reused, e.establishedAt, e.domain = nil, nil, time.Time{}, ""
+	e.unconfirmed = nil // the object is gone: no reservation of it is on its way
 	s.notePriorityLocked(k, false)
 	s.dropIfEmptyLocked(k, e)
 }
@@ -312,12 +316,21 @@ func (s *Store) removePod(pod *v1.Pod, left bool) {
 	if !ok {
 		return
 	}
+	if check := s.removePodLocked(k, pod, left); check != nil {
+		check(k)
+	}
+}
+
+// removePodLocked is removePod under the store's lock; it returns the departure check to run
+// after it (departedLocked).
+func (s *Store) removePodLocked(k Key, pod *v1.Pod, left bool) DepartureCheck {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.gangs[k]
 	if e == nil {
-		return
+		return nil
 	}
+	var check DepartureCheck
 	if m := e.members[pod.Name]; m != nil && m.UID == pod.UID {
 		if left {
 			s.recordLeftLocked(e, m)
@@ -328,11 +341,15 @@ func (s *Store) removePod(pod *v1.Pod, left bool) {
 		if _, planned := e.plan[pod.Name]; planned {
 			e.plan = nil // the quorum it was made for needs another member now
 		}
+		if left {
+			check = s.departedLocked(k, e, m)
+		}
 	}
 	if !anyPlaced(e) {
 		e.establishedAt, e.domain, e.packNote = time.Time{}, "", ""
 	}
 	s.dropIfEmptyLocked(k, e)
+	return check
 }
 
 // Assume marks a member as holding a node (Reserve).

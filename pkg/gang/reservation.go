@@ -145,7 +145,7 @@ func (s *Store) HasActiveHolds() bool {
 	}
 	now := s.now()
 	for k := range s.reserving {
-		if s.activeLocked(s.gangs[k], now) {
+		if e := s.gangs[k]; s.activeLocked(e, now) || s.unconfirmedLocked(e, now) {
 			return true
 		}
 	}
@@ -166,7 +166,13 @@ func (s *Store) HoldsOn(node string, except Key) []Hold {
 	var out []Hold
 	for k := range s.reserving {
 		e := s.gangs[k]
-		if k == except || !s.activeLocked(e, now) {
+		if k == except {
+			continue
+		}
+		if !s.activeLocked(e, now) {
+			if s.unconfirmedLocked(e, now) && !e.unconfirmed[node].IsZero() {
+				out = append(out, Hold{Gang: k, Reserved: e.unconfirmed[node], Until: e.unconfirmedAt.Add(UnconfirmedWindow)})
+			}
 			continue
 		}
 		r := e.reservation()
@@ -193,6 +199,9 @@ func (s *Store) ReservationUntil(k Key) time.Time {
 	e := s.gangs[k]
 	if e == nil || s.hold == 0 {
 		return time.Time{}
+	}
+	if now := s.now(); !s.activeLocked(e, now) && s.unconfirmedLocked(e, now) {
+		return e.unconfirmedAt.Add(UnconfirmedWindow)
 	}
 	if r := e.reservation(); r != nil {
 		return s.holdUntilLocked(e, r)
@@ -222,12 +231,14 @@ func reservationTakenBack(e *entry, r *Reservation) bool {
 	return r.TakenBack(bound)
 }
 
-// ReservationActive reports whether the gang's reservation holds capacity now: holds are on,
-// its window is open and its replacements have not taken it back.
+// ReservationActive reports whether the gang's reservation holds capacity now (holds are on,
+// its window is open and its replacements have not taken it back), or a departure not
+// confirmed yet does (departure.go).
 func (s *Store) ReservationActive(k Key) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.activeLocked(s.gangs[k], s.now())
+	e, now := s.gangs[k], s.now()
+	return s.activeLocked(e, now) || s.unconfirmedLocked(e, now)
 }
 
 // activeLocked: holds are on, e's reservation window is open at now and its replacements have

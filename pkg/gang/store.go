@@ -55,6 +55,9 @@ type Store struct {
 	// once, before the store is fed (SetDeviceCounter). Read on every pod event and hold
 	// check without the store's lock.
 	devices atomic.Pointer[DeviceCounter]
+	// departureChecks, per gang kind, confirm the departures that leave a gang unheld
+	// (departure.go); set before the store is fed.
+	departureChecks map[Kind]DepartureCheck
 }
 
 // DeviceCounter returns how many DRA devices pod's ResourceClaims were allocated (a claim its
@@ -89,6 +92,12 @@ type entry struct {
 	leftAt time.Time
 	// reused is the reservation derived from spec.ReuseFrom (nil until a footprint was seen).
 	reused *Reservation
+	// unconfirmed is, by node, what the gang had where bound members left it while none of
+	// its reservations held, since unconfirmedAt; unconfirmedOf is the Since of the
+	// reservation it had then (zero: none). Held until the gang object is known to bring no
+	// newer reservation (departure.go).
+	unconfirmed                  map[string]Resources
+	unconfirmedAt, unconfirmedOf time.Time
 	// reservationShort and reservationDone are the Since of the last reservation a bound member
 	// left while it held, and of the last one taken back after that (noteReservation).
 	reservationShort, reservationDone time.Time

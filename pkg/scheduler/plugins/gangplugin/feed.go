@@ -237,6 +237,15 @@ func (p *Adapter) takeHeld(holder gang.Key) []gang.Key { return p.store.TakeHeld
 // setPlan records where the gang's planning pass put its members.
 func (p *Adapter) setPlan(k gang.Key, nodes map[string]string) { p.store.SetPlan(k, nodes) }
 
+// ConfirmDeparture tells the store which reservation gang k's object carries on the API
+// server now (zero: none), read after a bound member left it unheld
+// (gang.Store.ConfirmDeparture), and wakes the pods the unconfirmed hold kept off when it ends.
+func (p *Adapter) ConfirmDeparture(k gang.Key, liveSince time.Time) {
+	if p.store.ConfirmDeparture(k, liveSince) {
+		p.holdReleased(k)
+	}
+}
+
 // settleQuorum is Permit's store call (gang.Store.SettleQuorum): whether k's quorum is
 // placed, with its plan and wait cleared then (the status written when the wait changed), and
 // the members still pending.

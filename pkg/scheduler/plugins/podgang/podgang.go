@@ -7,8 +7,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -16,6 +19,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
+	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned"
 	"github.com/phalanx-sched/phalanx/pkg/client/informers/externalversions"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
@@ -76,6 +80,10 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
 	}), queued: newQueueKeys()}
+	// A bound member that leaves while no reservation of its gang holds keeps its capacity
+	// held until the gang object, read from the API server, shows that no reservation is
+	// on its way (the PodGang watch may deliver it after the member's deletion).
+	store.SetDepartureCheck(gang.KindPodGang, func(k gang.Key) { go p.confirmDeparture(ctx, client, k) })
 	if f := h.SharedInformerFactory(); f != nil {
 		// A pod bound or deleted leaves the queue for good: its queue key goes with it.
 		if _, err := f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -109,6 +117,29 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	}
 	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "kaiEvents", kaiEvents)
 	return p, nil
+}
+
+// confirmDeparture reads PodGang k from the API server after a bound member left it while
+// none of its reservations held, and tells the store which reservation the object carries
+// (gang.Store.ConfirmDeparture). When it cannot be read, the capacity stays held until
+// gang.UnconfirmedWindow closes.
+func (p *Plugin) confirmDeparture(ctx context.Context, client versioned.Interface, k gang.Key) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var since time.Time
+	pg, err := client.SchedulerV1alpha1().PodGangs(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		klog.FromContext(ctx).V(2).Info("Could not read a PodGang a member left; its capacity stays held until the window closes",
+			"podGang", klog.KRef(k.Namespace, k.Name), "window", gang.UnconfirmedWindow, "err", err)
+		return
+	default:
+		if r := gang.ReservationFromPodGang(pg); r != nil {
+			since = r.Since
+		}
+	}
+	p.ConfirmDeparture(k, since)
 }
 
 func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {
