@@ -279,7 +279,10 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 
 	pprofPort := 0
 	profile := os.Getenv("PHALANX_PERF_PPROF") // a file: take a CPU profile of the scheduler
-	if profile != "" {
+	// A directory: dump the scheduler's goroutines every 100 ms while it runs (where binds
+	// wait when the rate is low and the CPU idle).
+	goroutines := os.Getenv("PHALANX_PERF_GOROUTINES")
+	if profile != "" || goroutines != "" {
 		if pprofPort, err = localcluster.FreePort(); err != nil {
 			t.Fatal(err)
 		}
@@ -305,6 +308,11 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			raw, _ := io.ReadAll(resp.Body)
 			_ = os.WriteFile(profile, raw, 0o644)
 		}()
+	}
+	if goroutines != "" {
+		stopDumps := make(chan struct{})
+		defer close(stopDumps)
+		go dumpGoroutines(t, goroutines, pprofPort, stopDumps)
 	}
 	runUntilQuiet(start, 10*time.Minute, func() (int, bool) {
 		mu.Lock()
@@ -634,6 +642,31 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 		return nil, time.Time{}, err
 	}
 	return cmd, start, nil
+}
+
+// dumpGoroutines writes the scheduler's goroutine stacks (pprof debug=1, aggregated) to
+// dir/goroutines-NNN.txt every 100 ms until stop is closed (PHALANX_PERF_GOROUTINES).
+func dumpGoroutines(t *testing.T, dir string, port int, stop <-chan struct{}) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/goroutine?debug=1", port))
+		if err != nil {
+			continue // not serving yet
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("goroutines-%03d.txt", i)), raw, 0o644); err != nil {
+			t.Logf("goroutine dump: %v", err)
+			return
+		}
+	}
 }
 
 // usage reads a process's CPU seconds (user + system) and peak resident memory (MiB).
