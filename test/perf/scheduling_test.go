@@ -297,9 +297,21 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	}
 	if profile != "" {
 		go func() {
-			time.Sleep(1500 * time.Millisecond)                                                                                              // let the scheduler start serving before the profile window
-			client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
-			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/profile?seconds=5", pprofPort))
+			// The window: PHALANX_PERF_PPROF_WINDOW=<delay>,<seconds> (default 1.5s,5: from just
+			// after the scheduler serves; a later one leaves its start-up out).
+			delay, seconds := 1500*time.Millisecond, 5
+			if w := os.Getenv("PHALANX_PERF_PPROF_WINDOW"); w != "" {
+				d, n, _ := strings.Cut(w, ",")
+				if v, err := time.ParseDuration(d); err == nil {
+					delay = v
+				}
+				if v, err := strconv.Atoi(n); err == nil {
+					seconds = v
+				}
+			}
+			time.Sleep(delay)
+			client := &http.Client{Timeout: time.Duration(seconds)*time.Second + time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
+			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/profile?seconds=%d", pprofPort, seconds))
 			if err != nil {
 				t.Logf("profile: %v", err)
 				return
