@@ -70,9 +70,22 @@ func Usable(sched *scheduler.Scheduler) string {
 }
 
 // New returns the Binder of sched; ctx is the scheduler's (bindings run until it ends).
-func New(ctx context.Context, sched *scheduler.Scheduler) *Binder {
-	return &Binder{ctx: ctx, cache: sched.Cache, queue: sched.SchedulingQueue, profiles: sched.Profiles, failure: sched.FailureHandler,
+func New(ctx context.Context, sched *scheduler.Scheduler, opts ...Option) *Binder {
+	b := &Binder{ctx: ctx, cache: sched.Cache, queue: sched.SchedulingQueue, profiles: sched.Profiles, failure: sched.FailureHandler,
 		slots: make(chan struct{}, MaxConcurrentBinds)}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
+}
+
+// Option configures a Binder.
+type Option func(*Binder)
+
+// WithMaxConcurrentBinds sets how many members the Binder has in PreBind and Bind at once
+// (MaxConcurrentBinds when not given; at least 1).
+func WithMaxConcurrentBinds(n int) Option {
+	return func(b *Binder) { b.slots = make(chan struct{}, max(n, 1)) }
 }
 
 // member is a gang member taken by the Binder: assumed on node, reserved.

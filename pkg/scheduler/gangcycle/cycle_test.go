@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
@@ -53,11 +54,14 @@ type cycleHarness struct {
 	binds atomic.Int64
 	ns    string
 	seq   int
+	// gate, when set, holds every bind until it is closed; inFlight counts the binds it holds.
+	gate     chan struct{}
+	inFlight atomic.Int64
 }
 
 // newCycleHarness starts the scheduler on nodes fake GPU nodes (8 GPUs each). memberCycles
 // leaves the Binder out (--member-cycles: every member in a cycle of its own).
-func newCycleHarness(tb testing.TB, nodes int, memberCycles bool) *cycleHarness {
+func newCycleHarness(tb testing.TB, nodes int, memberCycles bool, opts ...gangcycle.Option) *cycleHarness {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background().V(1)))
 	tb.Cleanup(cancel)
@@ -125,7 +129,7 @@ func newCycleHarness(tb testing.TB, nodes int, memberCycles bool) *cycleHarness 
 	adapter := events.NewEventBroadcasterAdapterWithContext(ctx, h.kube)
 	broadcaster := &memberevents.Broadcaster{EventBroadcasterAdapter: adapter, StoreOf: rt.StoreForProfile, KAIEvents: rt.KAIEventsForProfile}
 	factory := informers.NewSharedInformerFactory(h.kube, 0)
-	h.sched, err = scheduler.New(ctx, h.kube, factory, nil,
+	h.sched, err = scheduler.New(ctx, gatedClient{Clientset: h.kube, h: h}, factory, nil,
 		func(name string) events.EventRecorderLogger { return broadcaster.NewRecorder(name) },
 		scheduler.WithProfiles(cfg.Profiles...),
 		scheduler.WithKubeConfig(&rest.Config{Host: "http://127.0.0.1:1"}),
@@ -142,7 +146,7 @@ func newCycleHarness(tb testing.TB, nodes int, memberCycles bool) *cycleHarness 
 		if why := gangcycle.Usable(h.sched); why != "" {
 			tb.Fatalf("the Binder is not usable: %s", why)
 		}
-		rt.SetBinder(gangcycle.New(ctx, h.sched))
+		rt.SetBinder(gangcycle.New(ctx, h.sched, opts...))
 	}
 	for _, fw := range h.sched.Profiles {
 		h.store = rt.StoreOf(fw)
@@ -263,6 +267,84 @@ func TestGangCycleHarness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The Binder has at most its limit of members in PreBind and Bind at once: with a limit of 3
+// and binds held on the API side, a gang of 8 has 4 binds in flight once all 8 binding
+// goroutines run (the Binder's 3 and the planning member's, bound by kube-scheduler's own
+// binding cycle), and binds whole once they are let go.
+func TestBinderBoundsBindsInFlight(t *testing.T) {
+	metrics.Register()
+	h := newCycleHarness(t, 16, false, gangcycle.WithMaxConcurrentBinds(3))
+	pg := h.gang(t, 8)
+	h.gate = make(chan struct{})
+	if _, err := h.gangs.SchedulerV1alpha1().PodGangs(h.ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "a bind in flight", func() bool { return h.inFlight.Load() >= 1 })
+	h.waitFor(t, "all 8 binding goroutines started", func() bool { return bindingGoroutines(t) >= 8 })
+	// The planning member binds in kube-scheduler's own binding cycle, beside the Binder's 3.
+	if n := h.inFlight.Load(); n > 3+1 {
+		t.Errorf("%d binds in flight, want at most 4 (the Binder's 3 and the planning member's)", n)
+	}
+	close(h.gate)
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: pg.Namespace, Name: pg.Name}
+	h.waitFor(t, "the gang bound", func() bool { return h.binds.Load() == 8 && h.store.Established(k) })
+}
+
+// gatedClient is the scheduler's client: its binds wait for the harness's gate, outside the
+// fake clientset (whose reactors run under one lock: a bind held there would hold every call).
+type gatedClient struct {
+	*kubefake.Clientset
+	h *cycleHarness
+}
+
+func (c gatedClient) CoreV1() corev1client.CoreV1Interface {
+	return gatedCore{CoreV1Interface: c.Clientset.CoreV1(), h: c.h}
+}
+
+type gatedCore struct {
+	corev1client.CoreV1Interface
+	h *cycleHarness
+}
+
+func (c gatedCore) Pods(ns string) corev1client.PodInterface {
+	return gatedPods{PodInterface: c.CoreV1Interface.Pods(ns), h: c.h}
+}
+
+type gatedPods struct {
+	corev1client.PodInterface
+	h *cycleHarness
+}
+
+func (p gatedPods) Bind(ctx context.Context, b *v1.Binding, opts metav1.CreateOptions) error {
+	if gate := p.h.gate; gate != nil {
+		p.h.inFlight.Add(1)
+		<-gate
+	}
+	return p.PodInterface.Bind(ctx, b, opts)
+}
+
+// bindingGoroutines reads kube-scheduler's scheduler_goroutines{operation="binding"}.
+func bindingGoroutines(tb testing.TB) int {
+	tb.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "scheduler_goroutines" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operation" && l.GetValue() == "binding" {
+					return int(m.GetGauge().GetValue())
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // BenchmarkGangCycle is one gang's cycle in a whole scheduler: from its PodGang's creation
