@@ -239,7 +239,11 @@ func start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		// resourcequota-controller: a ResourceQuota refuses pods only once its usage is computed.
 		// resourceclaim-controller: a pod's claims from ResourceClaimTemplates are made, and
 		// released when the pod is gone.
-		controllers := "deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,resourcequota-controller,resourceclaim-controller"
+		// persistentvolume-binder-controller (and the protection controllers, which remove the
+		// finalizers the API server's admission puts on claims and volumes): a claim of a
+		// WaitForFirstConsumer class is bound to the volume the scheduler picked.
+		controllers := "deployment-controller,replicaset-controller,statefulset-controller,job-controller,garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,resourcequota-controller,resourceclaim-controller," +
+			"persistentvolume-binder-controller,persistentvolume-protection-controller,persistentvolumeclaim-protection-controller"
 		kcmArgs := []string{"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0",
 			"--use-service-account-credentials=false", "--root-ca-file=" + certs.CACert, "--v=1"}
 		if o.WorkloadAPI {

@@ -138,8 +138,11 @@ func siblingKey(pod *v1.Pod, rules memoRules) string {
 		}
 	}
 	for _, vol := range spec.Volumes {
-		if vol.Ephemeral != nil {
-			return "" // alike in the spec, but each member's claim is its own (pod name + volume)
+		if vol.Ephemeral != nil || vol.PersistentVolumeClaim != nil {
+			// An ephemeral volume's claim is each member's own (pod name + volume), and
+			// VolumeBinding's Filter keeps, per node, the volumes a claim still to be bound
+			// would take there, for Reserve: a verdict taken from a sibling leaves it none.
+			return ""
 		}
 	}
 	// A member's claims weigh by what they ask for: a template's name (its members' claims

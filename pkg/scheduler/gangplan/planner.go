@@ -75,6 +75,11 @@ type Planner struct {
 	// seen through draView).
 	dra     bool
 	draView *draView
+	// volumes: the framework runs VolumeBinding's Reserve, so that a member whose claims are
+	// still to be bound (WaitForFirstConsumer) takes its volumes in the pass's view (the
+	// planner's own VolumeBinding instance keeps assume caches of its own, nothing the
+	// scheduler's cycles see) and the members after it cannot be given the same ones.
+	volumes bool
 	// memo: members alike are not filtered again on nodes the pass has not changed
 	// (filterMemo); off when the profile's Filter plugins make verdicts depend on other nodes.
 	memo bool
@@ -134,6 +139,7 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 		}
 	}
 	withDRA := dra != nil && (enables(profile.Plugins, names.DynamicResources) || enables(profile.Plugins, gangdra.Name))
+	withVolumes := enables(profile.Plugins, names.VolumeBinding)
 	pluginConfig, err := planningConfig(profile.PluginConfig, withDRA)
 	if err != nil {
 		return nil, err
@@ -143,7 +149,7 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 		// DRA plugin's pod index), and the profile's own instances added theirs already.
 		SchedulerName: profile.SchedulerName + "/gang-planner",
 		PluginConfig:  pluginConfig,
-		Plugins:       planningPlugins(profile.Plugins, withDRA),
+		Plugins:       planningPlugins(profile.Plugins, withDRA, withVolumes),
 	}
 	lister := &SnapshotLister{}
 	opts = append(opts, frameworkruntime.WithSnapshotSharedLister(lister),
@@ -161,7 +167,7 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	for _, p := range fw.ListPlugins().Filter.Enabled {
 		filters = append(filters, p.Name)
 	}
-	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, memo: memoAllowed(profile, filters)}
+	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, volumes: withVolumes, memo: memoAllowed(profile, filters)}
 	if f := fw.SharedInformerFactory(); f != nil {
 		pl.claims = f.Core().V1().PersistentVolumeClaims().Lister()
 	}
@@ -214,18 +220,23 @@ func enabledIn(s config.PluginSet, name string) bool {
 	return false
 }
 
-// Plans reports whether a pass judges pod as its own cycle would: not for volumes that bind,
-// and for resource claims only with the DRA plugin.
+// Plans reports whether a pass judges pod as its own cycle would: for resource claims only
+// with the DRA plugin, for volume claims still to be bound only with VolumeBinding's Reserve.
 //
-// A member with volume claims is planned when every claim is bound: the pass's own volume
-// plugins (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits) then judge a node
-// by the bound volumes' node affinity, zone and limits, as the member's cycle does, and the
-// pass needs nothing assumed. A claim still to be bound (WaitForFirstConsumer) is bound by
-// the member's own cycle, which picks and assumes a volume: a pass that assumes nothing could
-// give two members one volume, so such a member is placed member by member.
+// The pass's own volume plugins (VolumeBinding, VolumeZone, VolumeRestrictions,
+// NodeVolumeLimits) judge a node by a member's bound volumes' node affinity, zone and limits,
+// as the member's cycle does. A claim still to be bound (WaitForFirstConsumer) needs a volume
+// picked and assumed, or two members could be given one volume: the pass runs VolumeBinding's
+// Reserve for such a member (in the planner's own assume caches, withdrawn when the pass
+// ends), and the member's cycle (the Binder's, or its own) picks and binds again on the node
+// the pass chose. Without VolumeBinding in the profile such a member is placed member by
+// member.
 func (pl *Planner) Plans(pod *v1.Pod) bool {
 	if len(pod.Spec.ResourceClaims) > 0 && !pl.dra {
 		return false
+	}
+	if pl.volumes {
+		return true
 	}
 	for _, vol := range pod.Spec.Volumes {
 		var claim string
@@ -244,6 +255,11 @@ func (pl *Planner) Plans(pod *v1.Pod) bool {
 	return true
 }
 
+// hasVolumeClaims reports whether pod mounts a PersistentVolumeClaim or an ephemeral volume.
+func hasVolumeClaims(pod *v1.Pod) bool {
+	return slices.ContainsFunc(pod.Spec.Volumes, func(v v1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil })
+}
+
 // boundClaim reports whether the claim exists and is fully bound, as VolumeBinding reads it
 // (a volume named and the PV controller's bind-completed annotation): a claim pre-bound by
 // its author is still bound by the member's own cycle.
@@ -258,7 +274,7 @@ func (pl *Planner) boundClaim(namespace, name string) bool {
 // planningPlugins is the profile's plugin set (its multi-point plugins included) for the
 // PreFilter, Filter, PreScore and Score extension points, without the skipped plugins, and
 // nothing at the other points but what a framework must have.
-func planningPlugins(in *config.Plugins, withDRA bool) *config.Plugins {
+func planningPlugins(in *config.Plugins, withDRA, withVolumes bool) *config.Plugins {
 	out := in.DeepCopy()
 	var skip []config.Plugin
 	for n := range skipped {
@@ -294,9 +310,17 @@ func planningPlugins(in *config.Plugins, withDRA bool) *config.Plugins {
 	}
 	none := config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}
 	out.PreEnqueue, out.PostFilter, out.Reserve, out.Permit, out.PreBind, out.PostBind = none, none, none, none, none, none
+	// Reserve signals a planned member's device allocation in flight and assumes the volumes
+	// of its claims still to be bound, in the pass's view; Unreserve withdraws both.
+	var reserve []config.Plugin
+	if withVolumes {
+		reserve = append(reserve, config.Plugin{Name: names.VolumeBinding})
+	}
 	if withDRA {
-		// Reserve signals a planned member's allocation in flight; Unreserve withdraws it.
-		out.Reserve = config.PluginSet{Enabled: []config.Plugin{{Name: names.DynamicResources}}, Disabled: []config.Plugin{{Name: "*"}}}
+		reserve = append(reserve, config.Plugin{Name: names.DynamicResources})
+	}
+	if len(reserve) > 0 {
+		out.Reserve = config.PluginSet{Enabled: reserve, Disabled: []config.Plugin{{Name: "*"}}}
 	}
 	out.QueueSort = config.PluginSet{Enabled: []config.Plugin{{Name: names.PrioritySort}}, Disabled: []config.Plugin{{Name: "*"}}}
 	out.Bind = config.PluginSet{Enabled: []config.Plugin{{Name: names.DefaultBinder}}, Disabled: []config.Plugin{{Name: "*"}}}
@@ -442,9 +466,9 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		if err != nil {
 			return res, err
 		}
-		if pl.dra && len(pod.Spec.ResourceClaims) > 0 {
-			// The members after it must see its devices taken, as its own Reserve will take
-			// them (in the pass's view only: draView).
+		if (pl.dra && len(pod.Spec.ResourceClaims) > 0) || (pl.volumes && hasVolumeClaims(pod)) {
+			// The members after it must see its devices and volumes taken, as its own Reserve
+			// will take them (in the pass's view only: draView, the planner's assume caches).
 			if st := pl.fw.RunReservePluginsReserve(ctx, state, pod, best.Node().Name); !st.IsSuccess() {
 				pl.fw.RunReservePluginsUnreserve(ctx, state, pod, best.Node().Name)
 				if st.Code() == fwk.Error {

@@ -3,11 +3,13 @@ package gangplan_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,6 +27,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	"k8s.io/utils/ptr"
 )
 
 func gpuNode(name string, gpus int64) *v1.Node {
@@ -416,13 +419,8 @@ func TestPlanMembersWithBoundVolumes(t *testing.T) {
 	if !pl.Plans(members[0]) || !pl.Plans(members[1]) {
 		t.Fatal("members whose claims are bound are not planned")
 	}
-	if pl.Plans(members[2]) {
-		t.Error("a member whose claim is pending is planned")
-	}
-	missing := gpuPod("m-x", 4)
-	missing.Spec.Volumes = []v1.Volume{{Name: "cache", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "nope"}}}}
-	if pl.Plans(missing) {
-		t.Error("a member whose claim does not exist is planned")
+	if !pl.Plans(members[2]) {
+		t.Error("a member whose claim is pending is not planned (the pass assumes its volume)")
 	}
 	snap := internalcache.NewSnapshot(nil, nodes(4, 8))
 	infos, err := snap.NodeInfos().List()
@@ -438,6 +436,69 @@ func TestPlanMembersWithBoundVolumes(t *testing.T) {
 	}
 	if res.Nodes["m-0"] != "n0002" || res.Nodes["m-1"] != "n0000" {
 		t.Errorf("plan %v: want m-0 on n0002 and m-1 on n0000, where their volumes are", res.Nodes)
+	}
+}
+
+// Members whose claims are still to be bound (WaitForFirstConsumer) are planned: the pass
+// assumes each member's volume in its own view (VolumeBinding's Reserve in the planner's
+// framework), so that the next member is not given the same one, and withdraws it at the end.
+// Two members, two matching local volumes on n0001 and n0003, room for both members on either
+// node, n0001 preferred: the plan puts one member on each. Without the pass's Reserve both
+// went to n0001 (its volume looked free to the second); before, neither was planned (member
+// by member).
+func TestPlanMembersWithUnboundVolumes(t *testing.T) {
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local"}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc}
+	pv := func(name, node string) *v1.PersistentVolume {
+		return &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1.PersistentVolumeSpec{
+				StorageClassName:       "local",
+				Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")},
+				AccessModes:            []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+				PersistentVolumeSource: v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/models"}},
+				NodeAffinity: &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+					MatchExpressions: []v1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}}}},
+			},
+			Status: v1.PersistentVolumeStatus{Phase: v1.VolumeAvailable}}
+	}
+	pvc := func(name string) *v1.PersistentVolumeClaim {
+		return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)},
+			Spec: v1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("local"), AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+				Resources: v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")}}},
+			Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending}}
+	}
+	pl := newPlanner(t, class, pv("pv-a", "n0001"), pv("pv-b", "n0003"), pvc("cache-0"), pvc("cache-1"))
+	members := pods(2, 4)
+	for i, m := range members {
+		m.Spec.Volumes = []v1.Volume{{Name: "cache", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("cache-%d", i)}}}}
+		if !pl.Plans(m) {
+			t.Fatalf("%s, whose claim is still to be bound, is not planned", m.Name)
+		}
+	}
+	// n0003 is busier than n0001 (half its CPUs taken): the profile's scoring prefers n0001
+	// for both members, and only the volume the first took there sends the second away.
+	busy := gpuPod("busy", 0)
+	busy.Spec.NodeName = "n0003"
+	busy.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("32")
+	snap := internalcache.NewSnapshot([]*v1.Pod{busy}, nodes(4, 8))
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for round := 0; round < 2; round++ { // the second pass finds both volumes free again
+		res, err := pl.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: members, Nodes: infos})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed != nil {
+			t.Fatalf("pass %d: no plan: %s: %s", round, res.Failed.Name, res.Reason)
+		}
+		got := []string{res.Nodes["m-0"], res.Nodes["m-1"]}
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"n0001", "n0003"}) {
+			t.Errorf("pass %d: plan %v: want one member on each volume's node (n0001, n0003)", round, res.Nodes)
+		}
 	}
 }
 

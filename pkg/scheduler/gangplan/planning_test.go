@@ -22,7 +22,7 @@ func TestPlanningPluginsMapGangDynamicResources(t *testing.T) {
 	if !enables(in, gangdra.Name) {
 		t.Fatal("the wrapper is not seen as enabled")
 	}
-	out := planningPlugins(in, true)
+	out := planningPlugins(in, true, false)
 	var enabled, disabled []string
 	for _, p := range out.MultiPoint.Enabled {
 		enabled = append(enabled, p.Name)
@@ -49,7 +49,7 @@ func TestPlanningPluginsMapGangDynamicResources(t *testing.T) {
 	if _, err := planningConfig([]config.PluginConfig{{Name: gangdra.Name, Args: &config.NodeResourcesFitArgs{}}}, true); err == nil || !strings.Contains(err.Error(), gangdra.Name) {
 		t.Errorf("wrong args for the wrapper: err = %v, want it to name %s", err, gangdra.Name)
 	}
-	without := planningPlugins(in, false)
+	without := planningPlugins(in, false, false)
 	for _, p := range without.MultiPoint.Enabled {
 		if p.Name == names.DynamicResources || p.Name == gangdra.Name {
 			t.Errorf("without a DRA manager the planner runs %s", p.Name)
