@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -36,6 +37,11 @@ const Event fwk.EventResource = "podgangs.v1alpha1.scheduler.grove.io"
 type Plugin struct {
 	*gangplugin.Adapter
 	queued *queueKeys
+	// checking are the PodGangs being read after a departure (confirmDepartures); again, those
+	// that lost another member meanwhile, to be read once more (the read in flight may predate
+	// the reservation written for that member).
+	checkMu         sync.Mutex
+	checking, again map[gang.Key]bool
 }
 
 var (
@@ -79,11 +85,11 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
-	}), queued: newQueueKeys()}
+	}), queued: newQueueKeys(), checking: map[gang.Key]bool{}, again: map[gang.Key]bool{}}
 	// A bound member that leaves while no reservation of its gang holds keeps its capacity
 	// held until the gang object, read from the API server, shows that no reservation is
 	// on its way (the PodGang watch may deliver it after the member's deletion).
-	store.SetDepartureCheck(gang.KindPodGang, func(k gang.Key) { go p.confirmDeparture(ctx, client, k) })
+	store.SetDepartureCheck(gang.KindPodGang, func(k gang.Key) { p.confirmDepartures(ctx, client, k) })
 	if f := h.SharedInformerFactory(); f != nil {
 		// A pod bound or deleted leaves the queue for good: its queue key goes with it.
 		if _, err := f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -117,6 +123,32 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	}
 	klog.FromContext(ctx).Info("PodGang plugin ready", "permitTimeout", args.PermitWaitingTime(), "backoff", args.Backoff(), "surgeLabel", args.SurgeLabelKey, "reservationHold", args.ReservationHold(), "extraHold", args.ExtraHold(), "kaiEvents", kaiEvents)
 	return p, nil
+}
+
+// confirmDepartures reads PodGang k (confirmDeparture) in the background, one read per gang at
+// a time: a departure while a read is in flight has it read once more afterwards, so that many
+// members leaving one gang (a deleted workload) cost a read or two, not one each.
+func (p *Plugin) confirmDepartures(ctx context.Context, client versioned.Interface, k gang.Key) {
+	p.checkMu.Lock()
+	defer p.checkMu.Unlock()
+	if p.checking[k] {
+		p.again[k] = true
+		return
+	}
+	p.checking[k] = true
+	go func() {
+		for {
+			p.confirmDeparture(ctx, client, k)
+			p.checkMu.Lock()
+			if !p.again[k] {
+				delete(p.checking, k)
+				p.checkMu.Unlock()
+				return
+			}
+			delete(p.again, k)
+			p.checkMu.Unlock()
+		}
+	}()
 }
 
 // confirmDeparture reads PodGang k from the API server after a bound member left it while
