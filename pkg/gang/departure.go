@@ -1,6 +1,10 @@
 package gang
 
-import "time"
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
 
 // UnconfirmedWindow bounds an unconfirmed departure hold (entry.unconfirmed) when the gang
 // object cannot be read to confirm it.
@@ -36,9 +40,9 @@ func (s *Store) SetDepartureCheck(kind Kind, check DepartureCheck) {
 // member's node (the member's requests and those of the gang's other bound members there) is
 // held until the gang object, read from the API server, shows whether a new reservation is
 // coming (the watch then delivers it: SetSpec ends this hold) or not (ConfirmDeparture).
-func (s *Store) departedLocked(k Key, e *entry, m *member) DepartureCheck {
+func (s *Store) departedLocked(k Key, e *entry, m *member, pod *v1.Pod) DepartureCheck {
 	check := s.departureChecks[k.Kind]
-	if check == nil || s.hold == 0 || e.spec == nil || m.State != Bound || m.Node == "" {
+	if check == nil || s.hold == 0 || e.spec == nil || m.State != Bound || m.Node == "" || evicted(s, e, m, pod) {
 		return nil
 	}
 	now := s.now()
@@ -64,6 +68,30 @@ func (s *Store) departedLocked(k Key, e *entry, m *member) DepartureCheck {
 	}
 	s.reserving[k] = true
 	return check
+}
+
+// evicted reports whether m left because something evicted it, not to be replaced by the
+// controller: a preemption's victim (this scheduler's: it is recorded, or its gang is marked
+// preempted; or any other: the pod carries DisruptionTarget, as preemption, node-pressure and
+// taint evictions set it). Holding its room would keep out the very pod it was evicted for.
+func evicted(s *Store, e *entry, m *member, pod *v1.Pod) bool {
+	if e.disruption != nil {
+		return true
+	}
+	if _, victim := s.victimOf[pod.Namespace+"/"+pod.Name]; victim {
+		return true
+	}
+	for _, p := range []*v1.Pod{pod, m.pod} {
+		if p == nil {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == v1.DisruptionTarget && c.Status == v1.ConditionTrue {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unconfirmedLocked: e holds an unconfirmed departure now.

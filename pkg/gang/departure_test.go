@@ -101,3 +101,30 @@ func TestDepartureWithoutReservationReleasedOnConfirmation(t *testing.T) {
 		t.Errorf("an unconfirmed hold outlived its window: %+v", h)
 	}
 }
+
+// A member evicted (a preemption's victim, or any pod carrying DisruptionTarget) is not held:
+// its room is for the pod it was evicted for.
+func TestDepartureOfEvictedMemberNotHeld(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetReservationHold(2 * time.Minute)
+	checks := 0
+	s.SetDepartureCheck(KindPodGang, func(Key) { checks++ })
+	s.SetSpec(spec("g", "w:1"))
+	victim, disrupted := pod("g", "w", 0), pod("g", "w", 1)
+	victim.Spec.NodeName, disrupted.Spec.NodeName = "node-a", "node-b"
+	s.UpsertPod(victim)
+	s.UpsertPod(disrupted)
+	s.StartPreemption(key("high"), Preemption{Victims: []string{ns + "/" + victim.Name}, Since: time.Unix(2000, 0), Until: time.Unix(2100, 0)})
+	s.DeletePod(victim)
+	gone := disrupted.DeepCopy()
+	gone.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: "TerminationByKubelet"}}
+	s.DeletePod(gone)
+	for _, node := range []string{"node-a", "node-b"} {
+		if h := s.HoldsOn(node, key("high")); len(h) != 0 {
+			t.Errorf("holds on %s after an eviction: %+v", node, h)
+		}
+	}
+	if checks != 0 {
+		t.Errorf("%d departure checks for evictions", checks)
+	}
+}

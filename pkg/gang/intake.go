@@ -342,7 +342,7 @@ func (s *Store) removePodLocked(k Key, pod *v1.Pod, left bool) DepartureCheck {
 			e.plan = nil // the quorum it was made for needs another member now
 		}
 		if left {
-			check = s.departedLocked(k, e, m)
+			check = s.departedLocked(k, e, m, pod)
 		}
 	}
 	if !anyPlaced(e) {
