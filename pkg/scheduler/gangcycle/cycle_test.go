@@ -325,28 +325,6 @@ func (p gatedPods) Bind(ctx context.Context, b *v1.Binding, opts metav1.CreateOp
 	return p.PodInterface.Bind(ctx, b, opts)
 }
 
-// bindingGoroutines reads kube-scheduler's scheduler_goroutines{operation="binding"}.
-func bindingGoroutines(tb testing.TB) int {
-	tb.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "scheduler_goroutines" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "operation" && l.GetValue() == "binding" {
-					return int(m.GetGauge().GetValue())
-				}
-			}
-		}
-	}
-	return 0
-}
-
 // BenchmarkGangCycle is one gang's cycle in a whole scheduler: from its PodGang's creation
 // (members queued) to its last member's bind, on 64 nodes, with the Binder (one cycle per
 // gang) and with member cycles (before it). Reported per member: time, heap allocations and
@@ -395,22 +373,32 @@ func BenchmarkGangCycle(b *testing.B) {
 	}
 }
 
-// boundFromPass reads phalanx_gang_members_bound_from_pass_total for PodGangs from the
-// process's metrics registry.
+// boundFromPass reads phalanx_gang_members_bound_from_pass_total for PodGangs.
 func boundFromPass(tb testing.TB) int {
+	return int(gathered(tb, "phalanx_gang_members_bound_from_pass_total", "kind", gang.KindPodGang.String()))
+}
+
+// bindingGoroutines reads kube-scheduler's scheduler_goroutines{operation="binding"}.
+func bindingGoroutines(tb testing.TB) int {
+	return int(gathered(tb, "scheduler_goroutines", "operation", "binding"))
+}
+
+// gathered is the value of the counter or gauge name whose label has value, from the
+// process's metrics registry (0 when absent).
+func gathered(tb testing.TB, name, label, value string) float64 {
 	tb.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, f := range families {
-		if f.GetName() != "phalanx_gang_members_bound_from_pass_total" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == gang.KindPodGang.String() {
-					return int(m.GetCounter().GetValue())
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue() + m.GetGauge().GetValue()
 				}
 			}
 		}
