@@ -42,7 +42,7 @@ func (s *Store) SetDepartureCheck(kind Kind, check DepartureCheck) {
 // coming (the watch then delivers it: SetSpec ends this hold) or not (ConfirmDeparture).
 func (s *Store) departedLocked(k Key, e *entry, m *member, pod *v1.Pod) DepartureCheck {
 	check := s.departureChecks[k.Kind]
-	if check == nil || s.hold == 0 || e.spec == nil || m.State != Bound || m.Node == "" || evicted(s, e, m, pod) {
+	if check == nil || s.hold == 0 || e.spec == nil || m.State != Bound || m.Node == "" || s.evictedLocked(e, m, pod) {
 		return nil
 	}
 	now := s.now()
@@ -70,11 +70,11 @@ func (s *Store) departedLocked(k Key, e *entry, m *member, pod *v1.Pod) Departur
 	return check
 }
 
-// evicted reports whether m left because something evicted it, not to be replaced by the
+// evictedLocked reports whether m left because something evicted it, not to be replaced by the
 // controller: a preemption's victim (this scheduler's: it is recorded, or its gang is marked
 // preempted; or any other: the pod carries DisruptionTarget, as preemption, node-pressure and
 // taint evictions set it). Holding its room would keep out the very pod it was evicted for.
-func evicted(s *Store, e *entry, m *member, pod *v1.Pod) bool {
+func (s *Store) evictedLocked(e *entry, m *member, pod *v1.Pod) bool {
 	if e.disruption != nil {
 		return true
 	}

@@ -602,6 +602,20 @@ func boundOf(ctx context.Context, env *framework.Env, ns, gang string) int {
 
 // metricValue is the value of the sample named exactly series (name and labels) in a
 // Prometheus text exposition, 0 when absent.
+// leaderMetrics is the local leader's /metrics page (local must be set).
+func leaderMetrics(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	leader, err := local.Leader(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := leader.Get(ctx, "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 func metricValue(body, series string) float64 {
 	for _, line := range strings.Split(body, "\n") {
 		if v, ok := strings.CutPrefix(line, series+" "); ok {
@@ -714,15 +728,7 @@ func TestMetricsServed(t *testing.T) {
 	if local == nil {
 		t.Skip("reads the local replicas' endpoints")
 	}
-	ctx := framework.Context(t)
-	leader, err := local.Leader(ctx, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := leader.Get(ctx, "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := leaderMetrics(t, framework.Context(t))
 	for _, name := range []string{"phalanx_gang_time_to_placed_seconds", "phalanx_surge_admissions_total", "phalanx_updates_in_progress", "phalanx_reservations_active", "scheduler_schedule_attempts_total"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics lacks %s", name)

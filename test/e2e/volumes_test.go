@@ -72,15 +72,7 @@ func TestGangWithVolumesToBind(t *testing.T) {
 		if local == nil {
 			return 0
 		}
-		leader, err := local.Leader(ctx, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := leader.Get(ctx, "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return metricValue(body, `phalanx_gang_members_bound_from_pass_total{kind="PodGang"}`)
+		return metricValue(leaderMetrics(t, ctx), `phalanx_gang_members_bound_from_pass_total{kind="PodGang"}`)
 	}
 	before := boundFromPass()
 	if _, err := env.Phalanx.SchedulerV1alpha1().PodGangs(ns).Create(ctx, g.PodGang(), metav1.CreateOptions{}); err != nil {
