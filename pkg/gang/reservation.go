@@ -145,7 +145,7 @@ func (s *Store) HasActiveHolds() bool {
 	}
 	now := s.now()
 	for k := range s.reserving {
-		if s.holdsLocked(s.gangs[k], now) {
+		if s.reservedLocked(s.gangs[k], now) {
 			return true
 		}
 	}
@@ -237,11 +237,11 @@ func reservationTakenBack(e *entry, r *Reservation) bool {
 func (s *Store) ReservationActive(k Key) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.holdsLocked(s.gangs[k], s.now())
+	return s.reservedLocked(s.gangs[k], s.now())
 }
 
-// holdsLocked: e's reservation is active at now, or a departure from e is unconfirmed.
-func (s *Store) holdsLocked(e *entry, now time.Time) bool {
+// reservedLocked: e's reservation is active at now, or a departure from e is unconfirmed.
+func (s *Store) reservedLocked(e *entry, now time.Time) bool {
 	return s.activeLocked(e, now) || s.unconfirmedLocked(e, now)
 }
 
