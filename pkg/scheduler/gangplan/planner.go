@@ -454,17 +454,13 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
 			}
 		}
-		feasible, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept)
+		best, reason, err := pl.place(ctx, state, pod, pre, in, view, toFind, verdicts, kept, placed)
 		if err != nil {
 			return res, err
 		}
-		if len(feasible) == 0 {
-			res.Failed, res.Reason = pod, Summarize(reasons)
+		if best == nil {
+			res.Failed, res.Reason = pod, reason
 			return res, nil
-		}
-		best, err := pl.best(ctx, state, pod, feasible, placed, in)
-		if err != nil {
-			return res, err
 		}
 		if (pl.dra && len(pod.Spec.ResourceClaims) > 0) || (pl.volumes && hasVolumeClaims(pod)) {
 			// The members after it must see its devices and volumes taken, as its own Reserve
@@ -494,6 +490,90 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		res.Nodes[pod.Name] = c.Node().Name
 	}
 	return res, nil
+}
+
+// place finds pod's node: Filter (feasible), then Score (best); nil and the Filter reasons
+// when no node fits.
+//
+// A member with resource claims takes the verdicts of a member alike (filterMemo) when its
+// claims' Score does not depend on the devices chosen per node (allocationScored): the DRA
+// plugin's Filter keeps each node's allocation in the cycle state for Score and Reserve, so
+// without the memo every member of a DRA gang ran the allocator on every node it tried (the
+// pass's largest cost in the DRA workload of `make perf`). Only the chosen node needs its
+// allocation then, for Reserve: it is filtered again, and if it no longer fits (it cannot
+// while the pass holds the snapshot, but the allocator is the judge) the member is placed
+// again without the memo.
+func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
+	claims := len(pod.Spec.ResourceClaims) > 0
+	reuse := claims && verdicts != nil && !pl.allocationScored(pod)
+	for {
+		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, reuse)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(feasible) == 0 {
+			return nil, Summarize(reasons), nil
+		}
+		best, err := pl.best(ctx, state, pod, feasible, placed, in)
+		if err != nil {
+			return nil, "", err
+		}
+		if !unfiltered[best.Node().Name] {
+			return best, "", nil
+		}
+		st := pl.filter(ctx, state, pod, best)
+		if st.Code() == fwk.Error {
+			return nil, "", fmt.Errorf("Filter of %s on %s: %w", pod.Name, best.Node().Name, st.AsError())
+		}
+		if st.IsSuccess() {
+			return best, "", nil
+		}
+		klog.FromContext(ctx).V(4).Info("A member's kept verdict did not hold on its chosen node; placing it again without kept verdicts", "pod", klog.KObj(pod), "node", best.Node().Name, "status", st.Message())
+		reuse = false
+	}
+}
+
+// allocationScored reports whether the Score of pod's claims depends on the devices Filter
+// picked on each node (a request with a prioritized list, FirstAvailable: the DRA plugin
+// scores the alternative it allocated), or the claims cannot be read: true then.
+func (pl *Planner) allocationScored(pod *v1.Pod) bool {
+	if !pl.dra {
+		return true
+	}
+	for _, rc := range pod.Spec.ResourceClaims {
+		name := rc.ResourceClaimName
+		if name == nil {
+			for _, s := range pod.Status.ResourceClaimStatuses {
+				if s.Name == rc.Name {
+					name = s.ResourceClaimName
+				}
+			}
+		}
+		if name == nil {
+			return true // not made yet (or not needed): not read, so not known
+		}
+		c, err := pl.draView.claims.Get(pod.Namespace, *name)
+		if err != nil {
+			return true
+		}
+		if c.Status.Allocation != nil {
+			continue // scored by its allocation, the same on every node
+		}
+		if slices.ContainsFunc(c.Spec.Devices.Requests, func(r resourceapi.DeviceRequest) bool { return len(r.FirstAvailable) > 0 }) {
+			return true
+		}
+	}
+	return false
+}
+
+// filter runs the profile's Filter plugins for pod on node (with the pods nominated to it,
+// when the planner has the scheduler's nominator).
+func (pl *Planner) filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node fwk.NodeInfo) *fwk.Status {
+	pl.filterRuns.Add(1)
+	if pl.nominated {
+		return pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
+	}
+	return pl.fw.RunFilterPlugins(ctx, state, pod, node)
 }
 
 // memoRules reads, once per pass, what makes members' verdicts depend on their labels or on
@@ -572,9 +652,12 @@ func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies ma
 // feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until
 // toFind nodes pass or every candidate was tried; reasons counts why the others did not. The
 // profile's verdicts are taken from, and kept in, verdicts (nil: none kept; filterMemo) and
-// kept (the verdicts of earlier passes by node generation, nil: none; passMemo).
-func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict) ([]fwk.NodeInfo, map[string]int, error) {
+// kept (the verdicts of earlier passes by node generation, nil: none; passMemo). A member
+// with resource claims takes a kept success only with reuseFits (place); unfiltered are the
+// feasible nodes it took one for, whose allocations its cycle state lacks.
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict, reuseFits bool) ([]fwk.NodeInfo, map[string]bool, map[string]int, error) {
 	var feasible []fwk.NodeInfo
+	var unfiltered map[string]bool
 	reasons := map[string]int{}
 	n := len(in.Nodes)
 	tried := 0
@@ -585,13 +668,21 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			reasons["not among the nodes PreFilter allows"]++
 			continue
 		}
-		st, known := verdicts[node.Node().Name]
+		name := node.Node().Name
+		st, known := verdicts[name]
 		if known && st.IsSuccess() && len(pod.Spec.ResourceClaims) > 0 {
 			// The DRA plugin's Filter keeps the node's allocation in the cycle state, for its
-			// Score and Reserve: a node that fits is filtered again; one that does not is not.
-			known = false
+			// Score and Reserve: a node that fits is filtered again unless its Score does not
+			// need it (place); one that does not fit is not.
+			if reuseFits {
+				if unfiltered == nil {
+					unfiltered = map[string]bool{}
+				}
+				unfiltered[name] = true
+			} else {
+				known = false
+			}
 		}
-		name := node.Node().Name
 		// Verdicts on a node with nominated pods are neither kept nor used (passMemo).
 		keepHere := kept != nil && !pl.hasNominated(name)
 		if !known && keepHere {
@@ -603,14 +694,9 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			}
 		}
 		if !known {
-			if pl.nominated {
-				st = pl.fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, node)
-			} else {
-				st = pl.fw.RunFilterPlugins(ctx, state, pod, node)
-			}
-			pl.filterRuns.Add(1)
+			st = pl.filter(ctx, state, pod, node)
 			if st.Code() == fwk.Error {
-				return nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, name, st.AsError())
+				return nil, nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, name, st.AsError())
 			}
 			if verdicts != nil {
 				verdicts[name] = st
@@ -631,7 +717,7 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 		}
 	}
 	pl.next = (pl.next + tried) % n
-	return feasible, reasons, nil
+	return feasible, unfiltered, reasons, nil
 }
 
 // hasNominated reports whether pods are nominated to node (their Filter counts them).
