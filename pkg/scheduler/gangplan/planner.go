@@ -661,63 +661,114 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	reasons := map[string]int{}
 	n := len(in.Nodes)
 	tried := 0
-	for i := 0; i < n && len(feasible) < toFind; i++ {
-		node := view(in.Nodes[(pl.next+i)%n])
-		tried++
-		if pre != nil && !pre.AllNodes() && !pre.NodeNames.Has(node.Node().Name) {
-			reasons["not among the nodes PreFilter allows"]++
-			continue
-		}
-		name := node.Node().Name
-		st, known := verdicts[name]
-		if known && st.IsSuccess() && len(pod.Spec.ResourceClaims) > 0 {
-			// The DRA plugin's Filter keeps the node's allocation in the cycle state, for its
-			// Score and Reserve: a node that fits is filtered again unless its Score does not
-			// need it (place); one that does not fit is not.
-			if reuseFits {
-				if unfiltered == nil {
-					unfiltered = map[string]bool{}
-				}
-				unfiltered[name] = true
-			} else {
-				known = false
+	// The nodes are taken in chunks of as many as are still to be found; the nodes of a chunk
+	// whose verdicts are not known are filtered in parallel, as the scheduler filters, and the
+	// chunk is then read in order: what is found, and where the next search starts, are those
+	// of one node at a time.
+	chunk := make([]candidate, 0, min(toFind, n))
+	var toFilter []int
+	for tried < n && len(feasible) < toFind {
+		chunk, toFilter = chunk[:0], toFilter[:0]
+		for range min(toFind-len(feasible), n-tried) {
+			c := candidate{node: view(in.Nodes[(pl.next+tried)%n])}
+			tried++
+			if pre != nil && !pre.AllNodes() && !pre.NodeNames.Has(c.node.Node().Name) {
+				c.outside = true
+				chunk = append(chunk, c)
+				continue
 			}
+			name := c.node.Node().Name
+			c.status, c.known = verdicts[name]
+			if c.known && c.status.IsSuccess() && len(pod.Spec.ResourceClaims) > 0 {
+				// The DRA plugin's Filter keeps the node's allocation in the cycle state, for
+				// its Score and Reserve: a node that fits is filtered again unless its Score
+				// does not need it (place); one that does not fit is not.
+				if reuseFits {
+					if unfiltered == nil {
+						unfiltered = map[string]bool{}
+					}
+					unfiltered[name] = true
+				} else {
+					c.known = false
+				}
+			}
+			// Verdicts on a node with nominated pods are neither kept nor used (passMemo).
+			c.keep = kept != nil && !pl.hasNominated(name)
+			if !c.known && c.keep {
+				if kv, ok := kept[name]; ok && kv.generation == c.node.GetGeneration() {
+					c.status, c.known = kv.status, true
+					if verdicts != nil {
+						verdicts[name] = c.status
+					}
+				}
+			}
+			if !c.known {
+				toFilter = append(toFilter, len(chunk))
+			}
+			chunk = append(chunk, c)
 		}
-		// Verdicts on a node with nominated pods are neither kept nor used (passMemo).
-		keepHere := kept != nil && !pl.hasNominated(name)
-		if !known && keepHere {
-			if kv, ok := kept[name]; ok && kv.generation == node.GetGeneration() {
-				st, known = kv.status, true
+		if err := pl.filterAll(ctx, state, pod, chunk, toFilter); err != nil {
+			return nil, nil, nil, err
+		}
+		for _, c := range chunk {
+			if c.outside {
+				reasons["not among the nodes PreFilter allows"]++
+				continue
+			}
+			st := c.status
+			if !c.known {
+				name := c.node.Node().Name
 				if verdicts != nil {
 					verdicts[name] = st
 				}
+				if c.keep {
+					kept[name] = keptVerdict{generation: c.node.GetGeneration(), status: st}
+				}
 			}
-		}
-		if !known {
-			st = pl.filter(ctx, state, pod, node)
-			if st.Code() == fwk.Error {
-				return nil, nil, nil, fmt.Errorf("Filter of %s on %s: %w", pod.Name, name, st.AsError())
+			if st.IsSuccess() && in.Filter != nil {
+				st = in.Filter(pod, c.node)
 			}
-			if verdicts != nil {
-				verdicts[name] = st
+			if st.IsSuccess() {
+				feasible = append(feasible, c.node)
+				continue
 			}
-			if keepHere {
-				kept[name] = keptVerdict{generation: node.GetGeneration(), status: st}
+			for _, r := range st.Reasons() {
+				reasons[r]++
 			}
-		}
-		if st.IsSuccess() && in.Filter != nil {
-			st = in.Filter(pod, node)
-		}
-		if st.IsSuccess() {
-			feasible = append(feasible, node)
-			continue
-		}
-		for _, r := range st.Reasons() {
-			reasons[r]++
 		}
 	}
 	pl.next = (pl.next + tried) % n
 	return feasible, unfiltered, reasons, nil
+}
+
+// candidate is a node a search tries, with its verdict.
+type candidate struct {
+	node fwk.NodeInfo
+	// outside: not among the nodes PreFilter allows.
+	outside bool
+	// known: status is a verdict taken from a memo; otherwise Filter gives it.
+	known  bool
+	status *fwk.Status
+	// keep: the verdict may be kept beyond the pass (passMemo).
+	keep bool
+}
+
+// filterAll runs the profile's Filter for pod on the candidates at the indices at, in
+// parallel when there is more than one (the plugins' Filter is safe for concurrent nodes:
+// the scheduler runs it so), and sets their statuses.
+func (pl *Planner) filterAll(ctx context.Context, state fwk.CycleState, pod *v1.Pod, candidates []candidate, at []int) error {
+	run := func(i int) { candidates[at[i]].status = pl.filter(ctx, state, pod, candidates[at[i]].node) }
+	if len(at) == 1 {
+		run(0)
+	} else if len(at) > 1 {
+		pl.fw.Parallelizer().Until(ctx, len(at), run, "GangPlanFilter")
+	}
+	for _, i := range at {
+		if c := candidates[i]; c.status.Code() == fwk.Error {
+			return fmt.Errorf("Filter of %s on %s: %w", pod.Name, c.node.Node().Name, c.status.AsError())
+		}
+	}
+	return nil
 }
 
 // hasNominated reports whether pods are nominated to node (their Filter counts them).
