@@ -38,6 +38,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -101,6 +102,9 @@ type Workload struct {
 	// DRA: every pod takes its GPU from a ResourceClaim of its own (the test driver publishes
 	// 8 GPUs per node as a ResourceSlice), not from nvidia.com/gpu.
 	DRA bool
+	// Arrive: the gangs and pods are created once the scheduler runs (it has bound a probe
+	// pod), not before it starts; gang times are from the last member's creation.
+	Arrive bool
 }
 
 func workloads() []Workload {
@@ -112,6 +116,7 @@ func workloads() []Workload {
 		{Name: "plain 5000 pods, 5000 nodes", Nodes: 5000, Plain: 5000},
 		{Name: "1000 gangs x 3, 5000 nodes", Nodes: 5000, Gangs: 1000, GangSize: 3},
 		{Name: "one gang of 512, 1000 nodes", Nodes: 1000, Gangs: 1, GangSize: 512},
+		{Name: "one gang of 512 created while the scheduler runs, 1000 nodes", Nodes: 1000, Gangs: 1, GangSize: 512, Arrive: true},
 		{Name: "1250 gangs x 8 (10,000 pods), 5000 nodes", Nodes: 5000, Gangs: 1250, GangSize: 8},
 	}
 	if *quick {
@@ -132,7 +137,8 @@ type Result struct {
 	Pods, Bound      int
 	// PodsPerSecond is (bound-1) / (last bind - first bind).
 	PodsPerSecond float64
-	// GangP50/P90/P99 are the times from the scheduler's start to a gang's last bind.
+	// GangP50/P90/P99 are the times from the scheduler's start (Workload.Arrive: from the
+	// last member's creation) to a gang's last bind.
 	GangP50, GangP90, GangP99 time.Duration
 	CPUSeconds                float64
 	PeakRSSMiB                float64
@@ -188,68 +194,73 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	pods := 0
 	gangOf := map[string]string{}
 	// Gang objects first, then members, then plain pods.
-	if err := parallel(wl.Gangs, func(g int) error {
-		name := fmt.Sprintf("gang-%d", g)
-		switch cfg.Gangs {
-		case "podgang":
-			pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-			grp := schedv1.PodGroup{Name: "members", MinReplicas: int32(wl.GangSize)}
-			for i := 0; i < wl.GangSize; i++ {
-				grp.PodReferences = append(grp.PodReferences, schedv1.NamespacedName{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i)})
-			}
-			pg.Spec.PodGroups = []schedv1.PodGroup{grp}
-			_, err := client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, pg, metav1.CreateOptions{})
-			return err
-		case "workload":
-			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
-					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(wl.GangSize)}}}}
-			_, err := kube.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{})
-			return err
-		}
-		return nil
-	}); err != nil {
-		t.Fatalf("creating gangs: %v", err)
-	}
-	type item struct {
-		name, gang string
-	}
-	var items []item
-	for g := 0; g < wl.Gangs; g++ {
-		for i := 0; i < wl.GangSize; i++ {
-			items = append(items, item{fmt.Sprintf("gang-%d-%d", g, i), fmt.Sprintf("gang-%d", g)})
-		}
-	}
-	for i := 0; i < wl.Plain; i++ {
-		items = append(items, item{name: fmt.Sprintf("plain-%d", i)})
-	}
-	for _, it := range items {
-		if it.gang != "" {
-			gangOf[it.name] = it.gang
-		}
-	}
-	pods = len(items)
-	if err := parallel(len(items), func(i int) error {
-		p := pod(items[i].name, cfg.SchedulerName, 1)
-		if wl.DRA {
-			claim := framework.GPUClaim(ns, items[i].name+"-gpu", 1, "")
-			if _, err := kube.ResourceV1().ResourceClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
-				return err
-			}
-			framework.UseClaim(p, claim.Name)
-		}
-		if g := items[i].gang; g != "" {
+	create := func() {
+		if err := parallel(wl.Gangs, func(g int) error {
+			name := fmt.Sprintf("gang-%d", g)
 			switch cfg.Gangs {
 			case "podgang":
-				p.Labels[grovev1.LabelPodGang] = g
+				pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+				grp := schedv1.PodGroup{Name: "members", MinReplicas: int32(wl.GangSize)}
+				for i := 0; i < wl.GangSize; i++ {
+					grp.PodReferences = append(grp.PodReferences, schedv1.NamespacedName{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i)})
+				}
+				pg.Spec.PodGroups = []schedv1.PodGroup{grp}
+				_, err := client.SchedulerV1alpha1().PodGangs(ns).Create(ctx, pg, metav1.CreateOptions{})
+				return err
 			case "workload":
-				p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(g)}
+				pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+					Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+						Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(wl.GangSize)}}}}
+				_, err := kube.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{})
+				return err
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("creating gangs: %v", err)
+		}
+		type item struct {
+			name, gang string
+		}
+		var items []item
+		for g := 0; g < wl.Gangs; g++ {
+			for i := 0; i < wl.GangSize; i++ {
+				items = append(items, item{fmt.Sprintf("gang-%d-%d", g, i), fmt.Sprintf("gang-%d", g)})
 			}
 		}
-		_, err := kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		t.Fatalf("creating pods: %v", err)
+		for i := 0; i < wl.Plain; i++ {
+			items = append(items, item{name: fmt.Sprintf("plain-%d", i)})
+		}
+		for _, it := range items {
+			if it.gang != "" {
+				gangOf[it.name] = it.gang
+			}
+		}
+		pods = len(items)
+		if err := parallel(len(items), func(i int) error {
+			p := pod(items[i].name, cfg.SchedulerName, 1)
+			if wl.DRA {
+				claim := framework.GPUClaim(ns, items[i].name+"-gpu", 1, "")
+				if _, err := kube.ResourceV1().ResourceClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+					return err
+				}
+				framework.UseClaim(p, claim.Name)
+			}
+			if g := items[i].gang; g != "" {
+				switch cfg.Gangs {
+				case "podgang":
+					p.Labels[grovev1.LabelPodGang] = g
+				case "workload":
+					p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(g)}
+				}
+			}
+			_, err := kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			t.Fatalf("creating pods: %v", err)
+		}
+	}
+	if !wl.Arrive {
+		create()
 	}
 
 	// Record binds as the watch delivers them; a watch the API server ends is started again
@@ -266,7 +277,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	go func() {
 		defer close(done)
 		watchPods(wctx, kube, list.ResourceVersion, func(t watch.EventType, p *corev1.Pod) {
-			if t == watch.Deleted || t == watch.Bookmark || p.Spec.NodeName == "" || strings.HasPrefix(p.Name, "prefill-") {
+			if t == watch.Deleted || t == watch.Bookmark || p.Spec.NodeName == "" || !measured(p.Name) {
 				return
 			}
 			mu.Lock()
@@ -326,6 +337,35 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		defer close(stopDumps)
 		go dumpGoroutines(t, goroutines, pprofPort, stopDumps)
 	}
+	if wl.Arrive {
+		// The scheduler runs once it has bound a pod; then the workload arrives.
+		probe := pod(probePod, cfg.SchedulerName, 1)
+		if _, err := kube.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			p, err := kube.CoreV1().Pods(ns).Get(ctx, probePod, metav1.GetOptions{})
+			return err == nil && p.Spec.NodeName != "", nil
+		}); err != nil {
+			t.Fatalf("the scheduler did not bind the probe pod: %v", err)
+		}
+		// The writes counted are the scheduler's from here, but the workload's own creations.
+		if writesBefore, err = apiWrites(ctx, kube); err != nil {
+			t.Fatal(err)
+		}
+		create()
+		start = time.Now()
+		writesBefore["pods"] += float64(pods)
+		if wl.DRA {
+			writesBefore["resourceclaims"] += float64(pods)
+		}
+		switch cfg.Gangs {
+		case "podgang":
+			writesBefore["podgangs"] += float64(wl.Gangs)
+		case "workload":
+			writesBefore["podgroups"] += float64(wl.Gangs)
+		}
+	}
 	runUntilQuiet(start, 10*time.Minute, func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -345,7 +385,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	}
 	boundNow := 0
 	for _, p := range final.Items {
-		if p.Spec.NodeName != "" && !strings.HasPrefix(p.Name, "prefill-") {
+		if p.Spec.NodeName != "" && measured(p.Name) {
 			boundNow++
 		}
 	}
@@ -535,6 +575,15 @@ func summarize(cfg Config, wl Workload, pods int, bound map[string]time.Time, ga
 	}
 	r.GangP50, r.GangP90, r.GangP99 = quantile(placed, 0.5), quantile(placed, 0.9), quantile(placed, 0.99)
 	return r
+}
+
+// probePod is the pod an arriving workload waits for the scheduler to bind first.
+const probePod = "probe"
+
+// measured reports whether the bind of the pod named name counts in the run: not a prefilled
+// pod, not the probe.
+func measured(name string) bool {
+	return !strings.HasPrefix(name, "prefill-") && name != probePod
 }
 
 // quantile is the q-quantile of ds (the element at rank q*n of the sorted values); 0 when ds is

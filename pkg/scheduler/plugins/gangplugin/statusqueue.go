@@ -2,6 +2,7 @@ package gangplugin
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -30,6 +31,13 @@ func NewStatusQueue(name string, kind gang.Kind, sync func(ctx context.Context, 
 func (q *StatusQueue) Enqueue(k gang.Key) {
 	if k.Kind == q.kind {
 		q.queue.Add(k)
+	}
+}
+
+// EnqueueAfter asks for the gang's status to be brought up to date after d.
+func (q *StatusQueue) EnqueueAfter(k gang.Key, d time.Duration) {
+	if k.Kind == q.kind {
+		q.queue.AddAfter(k, d)
 	}
 }
 

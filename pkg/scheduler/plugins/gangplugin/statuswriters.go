@@ -8,6 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
@@ -110,6 +112,8 @@ type WriterBase struct {
 	*StatusQueue
 	Store    *gang.Store
 	Warnings *WarnLimiter
+	// Messages holds back writes that change only condition messages (MessageSettle).
+	Messages *MessageSettler
 
 	recorder               events.EventRecorder
 	apiVersion, objectKind string
@@ -118,7 +122,7 @@ type WriterBase struct {
 // NewWriterBase returns the base of a writer of gangs of kind, whose status queue (named
 // queueName) runs sync.
 func NewWriterBase(queueName string, kind gang.Kind, store *gang.Store, recorder events.EventRecorder, apiVersion, objectKind string, sync func(context.Context, gang.Key) error) WriterBase {
-	return WriterBase{StatusQueue: NewStatusQueue(queueName, kind, sync), Store: store, Warnings: NewWarnLimiter(nil),
+	return WriterBase{StatusQueue: NewStatusQueue(queueName, kind, sync), Store: store, Warnings: NewWarnLimiter(nil), Messages: NewMessageSettler(nil),
 		recorder: recorder, apiVersion: apiVersion, objectKind: objectKind}
 }
 
@@ -149,4 +153,70 @@ func (b *WriterBase) Preempted(k gang.Key, note string) {
 func (b *WriterBase) Writable(k gang.Key) (gang.Status, bool) {
 	st := b.Store.Status(k)
 	return st, st.Served && !b.Store.Binding(k)
+}
+
+// MessageSettle is how long after a gang's last status write a write that would change only
+// condition messages waits. Such a change is a count moving, not a transition (members
+// arriving one by one rewrite "waits for members: 37 of 512 exist" with every pod); a
+// transition (a phase, a condition's status or reason, the observed generation) is written at
+// once, and a message still different after the wait is written then.
+const MessageSettle = 2 * time.Second
+
+// MessageSettler holds back a status writer's message-only writes (MessageSettle).
+type MessageSettler struct {
+	mu    sync.Mutex
+	wrote map[gang.Key]time.Time
+	now   func() time.Time
+}
+
+// NewMessageSettler returns a settler on the clock now (time.Now when nil).
+func NewMessageSettler(now func() time.Time) *MessageSettler {
+	if now == nil {
+		now = time.Now
+	}
+	return &MessageSettler{wrote: map[gang.Key]time.Time{}, now: now}
+}
+
+// Hold returns how long a write of gang k's status must wait (0: write now): a write that
+// changes only messages waits until MessageSettle after the gang's last write.
+func (m *MessageSettler) Hold(k gang.Key, messagesOnly bool) time.Duration {
+	if !messagesOnly {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	last, ok := m.wrote[k]
+	if !ok {
+		return 0
+	}
+	return max(0, MessageSettle-m.now().Sub(last))
+}
+
+// Wrote notes that gang k's status was written now.
+func (m *MessageSettler) Wrote(k gang.Key) {
+	m.mu.Lock()
+	m.wrote[k] = m.now()
+	m.mu.Unlock()
+}
+
+// Forget drops what the settler remembers of a deleted gang.
+func (m *MessageSettler) Forget(k gang.Key) {
+	m.mu.Lock()
+	delete(m.wrote, k)
+	m.mu.Unlock()
+}
+
+// OnlyMessagesDiffer reports whether conditions a and b have the same types, statuses,
+// reasons and observed generations, so that they differ at most in their messages.
+func OnlyMessagesDiffer(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		cb := meta.FindStatusCondition(b, a[i].Type)
+		if cb == nil || a[i].Status != cb.Status || a[i].Reason != cb.Reason || a[i].ObservedGeneration != cb.ObservedGeneration {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,6 +69,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
 		w.Warnings.Forget(k)
+		w.Messages.Forget(k)
 		return nil
 	}
 	if err != nil {
@@ -81,9 +83,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return nil
 	}
 	prevUnsched := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionUnschedulable)
+	var hold time.Duration
 	pg, res, err := gangplugin.WriteLive(k, pg, func(live *schedv1.PodGang) (bool, error) {
 		desired := desiredStatus(&live.Status, st, live.Generation)
 		if statusEqual(&live.Status, desired) {
+			return false, nil
+		}
+		if hold = w.Messages.Hold(k, live.Status.Phase == desired.Phase && gangplugin.OnlyMessagesDiffer(live.Status.Conditions, desired.Conditions)); hold > 0 {
 			return false, nil
 		}
 		upd := live.DeepCopy()
@@ -93,9 +99,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	}, func() (*schedv1.PodGang, error) {
 		return w.client.SchedulerV1alpha1().PodGangs(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	})
+	if hold > 0 {
+		w.EnqueueAfter(k, hold)
+	}
 	if err != nil || res != gangplugin.Written {
 		return err
 	}
+	w.Messages.Wrote(k)
 	unsched := gang.UnschedulableCondition(st, pg.Generation)
 	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.Warnings.MayWarn(k, unsched.Reason) {
 		w.Event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)

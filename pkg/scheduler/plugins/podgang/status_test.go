@@ -2,6 +2,7 @@ package podgang
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/client/clientset/versioned/fake"
 	schedlisters "github.com/phalanx-sched/phalanx/pkg/client/listers/scheduler/v1alpha1"
 	"github.com/phalanx-sched/phalanx/pkg/gang"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // While a quorum's binds are in flight no status is written (it would be out of date within
@@ -60,6 +62,76 @@ func TestNoStatusWriteWhileBinding(t *testing.T) {
 	if n := writes(); n != 1 {
 		t.Fatalf("%d status writes after the quorum bound, want 1", n)
 	}
+	got, err := client.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("Scheduled condition after the quorum bound: %+v, want True", c)
+	}
+}
+
+// A change of a condition's message alone (members arriving one by one move the count in
+// "waits for members") is written at most once per MessageSettle; a transition (a reason, a
+// status, the phase) is written at once.
+func TestMessageOnlyChangesSettle(t *testing.T) {
+	ctx := context.Background()
+	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Generation: 1}}
+	client := fake.NewSimpleClientset(pg)
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if err := indexer.Add(pg); err != nil {
+		t.Fatal(err)
+	}
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
+	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	w.Messages = gangplugin.NewMessageSettler(func() time.Time { return now })
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	store.SetSpec(oneGroup("g", 3, now))
+	writes := 0
+	sync := func(step string, want int) {
+		t.Helper()
+		if err := w.sync(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		writes = 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+				writes++
+			}
+		}
+		if writes != want {
+			t.Fatalf("%s: %d status writes in all, want %d", step, writes, want)
+		}
+		live, err := client.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Update(live); err != nil { // the informer's copy follows the writes
+			t.Fatal(err)
+		}
+	}
+	p := []*v1.Pod{member("g", 0), member("g", 1), member("g", 2)}
+	waitFor := func(present int) gang.Wait {
+		return gang.Wait{Reason: gang.ReasonWaitingForMembers, Message: fmt.Sprintf("ns/g waits for members to be created or ungated: w has %d of 3", present)}
+	}
+	store.UpsertPod(p[0])
+	store.SetWait(k, waitFor(1))
+	sync("the first member", 1)
+	store.UpsertPod(p[1])
+	store.SetWait(k, waitFor(2))
+	sync("the second member, at once", 1)
+	now = now.Add(gangplugin.MessageSettle)
+	sync("the second member, MessageSettle later", 2)
+	store.UpsertPod(p[2])
+	store.SetWait(k, gang.Wait{})
+	for _, m := range p {
+		store.Assume(m, "n1")
+	}
+	for _, m := range p {
+		store.MarkBound(m, "n1")
+	}
+	sync("the quorum bound, at once", 3)
 	got, err := client.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

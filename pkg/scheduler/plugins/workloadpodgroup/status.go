@@ -1,6 +1,8 @@
 package workloadpodgroup
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 
@@ -102,6 +104,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGroups(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
 		w.Warnings.Forget(k)
+		w.Messages.Forget(k)
 		return nil
 	}
 	if err != nil {
@@ -112,9 +115,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return nil
 	}
 	prev := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+	var hold time.Duration
 	_, res, err := gangplugin.WriteLive(k, pg, func(live *schedulingv1beta1.PodGroup) (bool, error) {
 		desired := desiredStatus(&live.Status, st, live.Generation)
 		if conditionsEqual(live.Status.Conditions, desired.Conditions) {
+			return false, nil
+		}
+		if hold = w.Messages.Hold(k, gangplugin.OnlyMessagesDiffer(live.Status.Conditions, desired.Conditions)); hold > 0 {
 			return false, nil
 		}
 		upd := live.DeepCopy()
@@ -124,8 +131,14 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	}, func() (*schedulingv1beta1.PodGroup, error) {
 		return w.client.SchedulingV1beta1().PodGroups(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	})
+	if hold > 0 {
+		w.EnqueueAfter(k, hold)
+	}
 	if err != nil || res == gangplugin.Gone {
 		return err
+	}
+	if res == gangplugin.Written {
+		w.Messages.Wrote(k)
 	}
 	if r := st.Wait.Reason; r != "" && !st.Established && gang.NeedsAttention(r) &&
 		(prev == nil || prev.Message != r+": "+st.Wait.Message) && w.Warnings.MayWarn(k, r) {
