@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -263,10 +265,41 @@ func TestGangCycleHarness(t *testing.T) {
 				if got != want {
 					t.Errorf("round %d: %d members bound from the pass, want %d", round, got, want)
 				}
+				// Its status is written once, established: not before from the wait its
+				// members had for the PodGang (created after them here).
+				var writes []string
+				h.waitFor(t, "the PodGang's status written established", func() bool {
+					writes = statusWrites(h.gangs, pg.Name)
+					return len(writes) > 0 && strings.HasPrefix(writes[len(writes)-1], "Scheduled=True")
+				})
+				if len(writes) != 1 {
+					t.Errorf("round %d: the PodGang's status written %d times, want once:\n%s", round, len(writes), strings.Join(writes, "\n"))
+				}
 				h.clear(t)
 			}
 		})
 	}
+}
+
+// statusWrites are the status updates of the PodGang named name, each as its Scheduled
+// condition ("Scheduled=True QuorumBound").
+func statusWrites(client *phalanxfake.Clientset, name string) []string {
+	var out []string
+	for _, a := range client.Actions() {
+		u, ok := a.(k8stesting.UpdateAction)
+		if !ok || a.GetSubresource() != "status" {
+			continue
+		}
+		if pg := u.GetObject().(*schedv1.PodGang); pg.Name == name {
+			c := meta.FindStatusCondition(pg.Status.Conditions, schedv1.ConditionScheduled)
+			if c == nil {
+				out = append(out, "no Scheduled condition")
+				continue
+			}
+			out = append(out, fmt.Sprintf("Scheduled=%s %s: %s", c.Status, c.Reason, c.Message))
+		}
+	}
+	return out
 }
 
 // The Binder has at most its limit of members in PreBind and Bind at once: with a limit of 3

@@ -112,8 +112,8 @@ type WriterBase struct {
 	*StatusQueue
 	Store    *gang.Store
 	Warnings *WarnLimiter
-	// Messages holds back writes that change only condition messages (MessageSettle).
-	Messages *MessageSettler
+	// Settler holds back writes that tell nothing new (Settle).
+	Settler *Settler
 
 	recorder               events.EventRecorder
 	apiVersion, objectKind string
@@ -122,7 +122,7 @@ type WriterBase struct {
 // NewWriterBase returns the base of a writer of gangs of kind, whose status queue (named
 // queueName) runs sync.
 func NewWriterBase(queueName string, kind gang.Kind, store *gang.Store, recorder events.EventRecorder, apiVersion, objectKind string, sync func(context.Context, gang.Key) error) WriterBase {
-	return WriterBase{StatusQueue: NewStatusQueue(queueName, kind, sync), Store: store, Warnings: NewWarnLimiter(nil), Messages: NewMessageSettler(nil),
+	return WriterBase{StatusQueue: NewStatusQueue(queueName, kind, sync), Store: store, Warnings: NewWarnLimiter(nil), Settler: NewSettler(nil),
 		recorder: recorder, apiVersion: apiVersion, objectKind: objectKind}
 }
 
@@ -155,55 +155,76 @@ func (b *WriterBase) Writable(k gang.Key) (gang.Status, bool) {
 	return st, st.Served && !b.Store.Binding(k)
 }
 
-// MessageSettle is how long after a gang's last status write a write that would change only
-// condition messages waits. Such a change is a count moving, not a transition (members
-// arriving one by one rewrite "waits for members: 37 of 512 exist" with every pod); a
-// transition (a phase, a condition's status or reason, the observed generation) is written at
-// once, and a message still different after the wait is written then.
-const MessageSettle = 2 * time.Second
+// Settle is how long a status write that tells nothing new waits, so that what follows it
+// soon is written instead:
+//   - a change of condition messages alone, after the gang's last write: a count moving, not a
+//     transition (members arriving one by one rewrite "w has 37 of 512" with every pod);
+//   - a gang's first status while nothing blocks it and nothing is bound ("waiting for its
+//     quorum"), after the writer first saw the gang: a gang that exists before it is placed
+//     (every gang of a workload created at once, every gang after a restart) is otherwise
+//     written twice within its placement.
+//
+// A transition (a phase, a condition's status or reason, the observed generation) is written
+// at once; a held write is written when the wait ends if it still differs then.
+const Settle = 2 * time.Second
 
-// MessageSettler holds back a status writer's message-only writes (MessageSettle).
-type MessageSettler struct {
-	mu    sync.Mutex
-	wrote map[gang.Key]time.Time
+// Settler holds back a status writer's writes that tell nothing new (Settle).
+type Settler struct {
+	mu sync.Mutex
+	// since is, per gang, when it was last written, or first held if it was not written yet.
+	since map[gang.Key]time.Time
 	now   func() time.Time
 }
 
-// NewMessageSettler returns a settler on the clock now (time.Now when nil).
-func NewMessageSettler(now func() time.Time) *MessageSettler {
+// NewSettler returns a settler on the clock now (time.Now when nil).
+func NewSettler(now func() time.Time) *Settler {
 	if now == nil {
 		now = time.Now
 	}
-	return &MessageSettler{wrote: map[gang.Key]time.Time{}, now: now}
+	return &Settler{since: map[gang.Key]time.Time{}, now: now}
 }
 
 // Hold returns how long a write of gang k's status must wait (0: write now): a write that
-// changes only messages waits until MessageSettle after the gang's last write.
-func (m *MessageSettler) Hold(k gang.Key, messagesOnly bool) time.Duration {
-	if !messagesOnly {
+// tells nothing new (quiet) waits until Settle after the gang's last write, or after its first
+// hold when it was not written yet.
+func (m *Settler) Hold(k gang.Key, quiet bool) time.Duration {
+	if !quiet {
 		return 0
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	last, ok := m.wrote[k]
+	now := m.now()
+	since, ok := m.since[k]
 	if !ok {
-		return 0
+		m.since[k] = now
+		return Settle
 	}
-	return max(0, MessageSettle-m.now().Sub(last))
+	return max(0, Settle-now.Sub(since))
 }
 
 // Wrote notes that gang k's status was written now.
-func (m *MessageSettler) Wrote(k gang.Key) {
+func (m *Settler) Wrote(k gang.Key) {
 	m.mu.Lock()
-	m.wrote[k] = m.now()
+	m.since[k] = m.now()
 	m.mu.Unlock()
 }
 
 // Forget drops what the settler remembers of a deleted gang.
-func (m *MessageSettler) Forget(k gang.Key) {
+func (m *Settler) Forget(k gang.Key) {
 	m.mu.Lock()
-	delete(m.wrote, k)
+	delete(m.since, k)
 	m.mu.Unlock()
+}
+
+// Quiet reports whether a status for st tells nothing a reader needs at once: its conditions
+// differ from live's (of types like those written; the caller compares the phase) at most in
+// their messages, or live has none of Phalanx's yet (first, the type Phalanx writes first) and
+// st is a gang that nothing blocks, with nothing bound and not established.
+func Quiet(live, desired []metav1.Condition, first string, st gang.Status) bool {
+	if meta.FindStatusCondition(live, first) == nil {
+		return !st.Established && st.Bound == 0 && st.Wait.Reason == ""
+	}
+	return OnlyMessagesDiffer(live, desired)
 }
 
 // OnlyMessagesDiffer reports whether conditions a and b have the same types, statuses,

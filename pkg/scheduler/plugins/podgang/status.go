@@ -69,7 +69,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGangs(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
 		w.Warnings.Forget(k)
-		w.Messages.Forget(k)
+		w.Settler.Forget(k)
 		return nil
 	}
 	if err != nil {
@@ -89,7 +89,10 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		if statusEqual(&live.Status, desired) {
 			return false, nil
 		}
-		if hold = w.Messages.Hold(k, live.Status.Phase == desired.Phase && gangplugin.OnlyMessagesDiffer(live.Status.Conditions, desired.Conditions)); hold > 0 {
+		// The phase is part of a transition, but for a first status (its Pending).
+		first := meta.FindStatusCondition(live.Status.Conditions, schedv1.ConditionScheduled) == nil
+		quiet := (first || live.Status.Phase == desired.Phase) && gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedv1.ConditionScheduled, st)
+		if hold = w.Settler.Hold(k, quiet); hold > 0 {
 			return false, nil
 		}
 		upd := live.DeepCopy()
@@ -105,7 +108,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	if err != nil || res != gangplugin.Written {
 		return err
 	}
-	w.Messages.Wrote(k)
+	w.Settler.Wrote(k)
 	unsched := gang.UnschedulableCondition(st, pg.Generation)
 	if unsched.Status == metav1.ConditionTrue && gang.NeedsAttention(unsched.Reason) && (prevUnsched == nil || prevUnsched.Reason != unsched.Reason || prevUnsched.Message != unsched.Message) && w.Warnings.MayWarn(k, unsched.Reason) {
 		w.Event(k, v1.EventTypeWarning, unsched.Reason, "Scheduling", unsched.Message)

@@ -9,6 +9,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	schedv1 "github.com/phalanx-sched/phalanx/pkg/apis/scheduler/v1alpha1"
@@ -72,8 +74,8 @@ func TestNoStatusWriteWhileBinding(t *testing.T) {
 }
 
 // A change of a condition's message alone (members arriving one by one move the count in
-// "waits for members") is written at most once per MessageSettle; a transition (a reason, a
-// status, the phase) is written at once.
+// "waits for members") is written at most once per Settle; a transition (a reason, a status,
+// the phase) is written at once.
 func TestMessageOnlyChangesSettle(t *testing.T) {
 	ctx := context.Background()
 	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Generation: 1}}
@@ -85,7 +87,7 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 	store := gang.NewStore(gang.DefaultMembership(), time.Now)
 	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
-	w.Messages = gangplugin.NewMessageSettler(func() time.Time { return now })
+	w.Settler = gangplugin.NewSettler(func() time.Time { return now })
 	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
 	store.SetSpec(oneGroup("g", 3, now))
 	writes := 0
@@ -121,7 +123,7 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 	store.UpsertPod(p[1])
 	store.SetWait(k, waitFor(2))
 	sync("the second member, at once", 1)
-	now = now.Add(gangplugin.MessageSettle)
+	now = now.Add(gangplugin.Settle)
 	sync("the second member, MessageSettle later", 2)
 	store.UpsertPod(p[2])
 	store.SetWait(k, gang.Wait{})
@@ -138,5 +140,65 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 	}
 	if c := meta.FindStatusCondition(got.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("Scheduled condition after the quorum bound: %+v, want True", c)
+	}
+}
+
+// A gang's first status while nothing blocks it and nothing is bound waits Settle: a gang
+// placed meanwhile is written once, established; one still unplaced then is written then.
+func TestQuietFirstStatusSettles(t *testing.T) {
+	ctx := context.Background()
+	var objects []runtime.Object
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, name := range []string{"placed", "waiting"} {
+		pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: 1}}
+		objects = append(objects, pg)
+		if err := indexer.Add(pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := fake.NewSimpleClientset(objects...)
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
+	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	w.Settler = gangplugin.NewSettler(func() time.Time { return now })
+	writes := func(name string) int {
+		n := 0
+		for _, a := range client.Actions() {
+			if u, ok := a.(k8stesting.UpdateAction); ok && a.GetSubresource() == "status" && u.GetObject().(*schedv1.PodGang).Name == name {
+				n++
+			}
+		}
+		return n
+	}
+	sync := func(name string) {
+		t.Helper()
+		if err := w.sync(ctx, gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	members := map[string][]*v1.Pod{}
+	for _, name := range []string{"placed", "waiting"} {
+		store.SetSpec(oneGroup(name, 2, now))
+		members[name] = []*v1.Pod{member(name, 0), member(name, 1)}
+		for _, p := range members[name] {
+			store.UpsertPod(p)
+		}
+		sync(name)
+		if n := writes(name); n != 0 {
+			t.Fatalf("%s: %d status writes of a gang nothing blocks and nothing is bound, want 0 before Settle", name, n)
+		}
+	}
+	for _, p := range members["placed"] {
+		store.Assume(p, "n1")
+		store.MarkBound(p, "n1")
+	}
+	sync("placed")
+	if n := writes("placed"); n != 1 {
+		t.Fatalf("placed: %d status writes once established, want 1 at once", n)
+	}
+	now = now.Add(gangplugin.Settle)
+	sync("waiting")
+	if n := writes("waiting"); n != 1 {
+		t.Fatalf("waiting: %d status writes Settle after it was first held, want 1", n)
 	}
 }

@@ -104,7 +104,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 	pg, err := w.lister.PodGroups(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) {
 		w.Warnings.Forget(k)
-		w.Messages.Forget(k)
+		w.Settler.Forget(k)
 		return nil
 	}
 	if err != nil {
@@ -121,7 +121,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		if conditionsEqual(live.Status.Conditions, desired.Conditions) {
 			return false, nil
 		}
-		if hold = w.Messages.Hold(k, gangplugin.OnlyMessagesDiffer(live.Status.Conditions, desired.Conditions)); hold > 0 {
+		if hold = w.Settler.Hold(k, gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled, st)); hold > 0 {
 			return false, nil
 		}
 		upd := live.DeepCopy()
@@ -138,7 +138,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		return err
 	}
 	if res == gangplugin.Written {
-		w.Messages.Wrote(k)
+		w.Settler.Wrote(k)
 	}
 	if r := st.Wait.Reason; r != "" && !st.Established && gang.NeedsAttention(r) &&
 		(prev == nil || prev.Message != r+": "+st.Wait.Message) && w.Warnings.MayWarn(k, r) {
