@@ -265,15 +265,18 @@ func TestGangCycleHarness(t *testing.T) {
 				if got != want {
 					t.Errorf("round %d: %d members bound from the pass, want %d", round, got, want)
 				}
-				// Its status is written once, established: not before from the wait its
-				// members had for the PodGang (created after them here).
+				// Its status is written established, not before: not from the wait its members
+				// had for the PodGang (created after them here), nor as "waiting for its
+				// quorum" while it is placed. (The fake API has no optimistic concurrency, so
+				// a write from an informer copy older than the last write is not refused as
+				// the API server refuses it: the same status may be written again.)
 				var writes []string
 				h.waitFor(t, "the PodGang's status written established", func() bool {
 					writes = statusWrites(h.gangs, pg.Name)
 					return len(writes) > 0 && strings.HasPrefix(writes[len(writes)-1], "Scheduled=True")
 				})
-				if len(writes) != 1 {
-					t.Errorf("round %d: the PodGang's status written %d times, want once:\n%s", round, len(writes), strings.Join(writes, "\n"))
+				if !strings.HasPrefix(writes[0], "Scheduled=True") {
+					t.Errorf("round %d: the PodGang's status written before it was established:\n%s", round, strings.Join(writes, "\n"))
 				}
 				h.clear(t)
 			}
