@@ -28,12 +28,6 @@ func (s *Store) SetSpec(spec Spec) (changed bool) {
 	changed = prev == nil || !reflect.DeepEqual(*prev, sp)
 	e.spec, e.lingering = &sp, nil
 	delete(s.leaving, sp.Key)
-	if e.wait.Reason == ReasonGangNotFound {
-		// Its members waited for the object, which is here: a status written from that wait
-		// now would say the gang does not exist (its pods' informer can run ahead of the gang
-		// objects', every gang of a workload created before the scheduler starts).
-		e.wait = Wait{}
-	}
 	switch {
 	case sp.Reservation != nil || sp.ReuseFrom == (Key{}):
 		e.reused = nil

@@ -43,7 +43,7 @@ func (s *Store) Status(k Key) Status {
 	if e == nil {
 		return Status{}
 	}
-	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: e.wait, Members: len(e.members), Served: e.served, PackNote: e.packNote}
+	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: currentWaitLocked(e), Members: len(e.members), Served: e.served, PackNote: e.packNote}
 	nodes := map[string]struct{}{}
 	for _, m := range e.members {
 		if m.State == Bound {
@@ -57,6 +57,26 @@ func (s *Store) Status(k Key) Status {
 		st.Disruption = d
 	}
 	return st
+}
+
+// currentWaitLocked is the gang's recorded wait while it still holds: a wait for the gang
+// object or for members to be created ends when they are here, though it is recorded again
+// (or cleared) only by the members' next attempt. Every gang of a workload created before the
+// scheduler starts waits so for an instant (the informers deliver members one by one, and pods
+// before gang objects or after), and a status written from that wait would say members are
+// missing when none is.
+func currentWaitLocked(e *entry) Wait {
+	switch e.wait.Reason {
+	case ReasonGangNotFound:
+		if e.spec != nil {
+			return Wait{}
+		}
+	case ReasonWaitingForMembers:
+		if e.spec != nil && len(missingLocked(e)) == 0 {
+			return Wait{}
+		}
+	}
+	return e.wait
 }
 
 // phaseLocked is Grove's phase of a gang: Pending while no member is bound, Running when every

@@ -884,3 +884,35 @@ func BenchmarkUpsertPodRecorded(b *testing.B) {
 		s.UpsertPod(pods[i%len(pods)])
 	}
 }
+
+// A gang's status carries a wait for its object or for its members only while it holds: the
+// informers deliver the members one by one (and pods before gang objects), so every gang of a
+// workload created before the scheduler starts records such a wait for an instant, and its
+// status must not say members are missing once none is. The recorded wait is left to the
+// members' next attempt.
+func TestStatusDropsWaitsThatNoLongerHold(t *testing.T) {
+	s, _ := newTestStore()
+	p0, p1 := pod("g", "w", 0), pod("g", "w", 1)
+	s.UpsertPod(p0)
+	if admitted, w, _ := s.Gate(p0); admitted || w.Reason != ReasonGangNotFound {
+		t.Fatalf("a member before its PodGang: admitted %v, wait %+v; want %s", admitted, w, ReasonGangNotFound)
+	}
+	if got := s.Status(key("g")).Wait.Reason; got != ReasonGangNotFound {
+		t.Errorf("status wait %q before the PodGang, want %s", got, ReasonGangNotFound)
+	}
+	s.SetSpec(spec("g", "w:2"))
+	if admitted, w, _ := s.Gate(p0); admitted || w.Reason != ReasonWaitingForMembers {
+		t.Fatalf("one member of two: admitted %v, wait %+v; want %s", admitted, w, ReasonWaitingForMembers)
+	}
+	if got := s.Status(key("g")).Wait.Reason; got != ReasonWaitingForMembers {
+		t.Errorf("status wait %q with a member missing, want %s", got, ReasonWaitingForMembers)
+	}
+	s.UpsertPod(p1)
+	if got := s.Status(key("g")).Wait; got != (Wait{}) {
+		t.Errorf("status wait %+v with every member here, want none", got)
+	}
+	s.SetWait(key("g"), Wait{Reason: ReasonInsufficient, Message: "2× Insufficient nvidia.com/gpu"})
+	if got := s.Status(key("g")).Wait.Reason; got != ReasonInsufficient {
+		t.Errorf("status wait %q, want %s: a wait that still holds is kept", got, ReasonInsufficient)
+	}
+}

@@ -112,7 +112,7 @@ type WriterBase struct {
 	*StatusQueue
 	Store    *gang.Store
 	Warnings *WarnLimiter
-	// Settler holds back writes that tell nothing new (Settle).
+	// Settler holds back writes that tell nothing new (Settle, FirstStatusAfter).
 	Settler *Settler
 
 	recorder               events.EventRecorder
@@ -155,20 +155,21 @@ func (b *WriterBase) Writable(k gang.Key) (gang.Status, bool) {
 	return st, st.Served && !b.Store.Binding(k)
 }
 
-// Settle is how long a status write that tells nothing new waits, so that what follows it
-// soon is written instead:
-//   - a change of condition messages alone, after the gang's last write: a count moving, not a
-//     transition (members arriving one by one rewrite "w has 37 of 512" with every pod);
-//   - a gang's first status while nothing blocks it and nothing is bound ("waiting for its
-//     quorum"), after the writer first saw the gang: a gang that exists before it is placed
-//     (every gang of a workload created at once, every gang after a restart) is otherwise
-//     written twice within its placement.
-//
-// A transition (a phase, a condition's status or reason, the observed generation) is written
-// at once; a held write is written when the wait ends if it still differs then.
+// Settle is how long after a gang's last status write a write that changes only condition
+// messages waits: a count moving, not a transition (members arriving one by one rewrite "w has
+// 37 of 512" with every pod). A held write is written when the wait ends if it still differs
+// then; a transition (a phase, a condition's status or reason, the observed generation) is
+// written at once.
 const Settle = 2 * time.Second
 
-// Settler holds back a status writer's writes that tell nothing new (Settle).
+// FirstStatusAfter is how long a gang's first status waits while it says nothing but that the
+// gang waits its turn (nothing blocks it, nothing is bound, it is not established): a gang
+// placed meanwhile is written once, established. Without it every gang of a queue (a workload
+// created at once, every pending gang after a restart) is written twice within its placement.
+const FirstStatusAfter = 10 * time.Second
+
+// Settler holds back a status writer's writes that tell nothing new (Settle,
+// FirstStatusAfter).
 type Settler struct {
 	mu sync.Mutex
 	// since is, per gang, when it was last written, or first held if it was not written yet.
@@ -184,11 +185,11 @@ func NewSettler(now func() time.Time) *Settler {
 	return &Settler{since: map[gang.Key]time.Time{}, now: now}
 }
 
-// Hold returns how long a write of gang k's status must wait (0: write now): a write that
-// tells nothing new (quiet) waits until Settle after the gang's last write, or after its first
-// hold when it was not written yet.
-func (m *Settler) Hold(k gang.Key, quiet bool) time.Duration {
-	if !quiet {
+// Hold returns how long a write of gang k's status must still wait (0: write now) when it
+// may wait d (Quiet) after the gang's last write, or after its first hold when it was not
+// written yet.
+func (m *Settler) Hold(k gang.Key, d time.Duration) time.Duration {
+	if d <= 0 {
 		return 0
 	}
 	m.mu.Lock()
@@ -197,9 +198,9 @@ func (m *Settler) Hold(k gang.Key, quiet bool) time.Duration {
 	since, ok := m.since[k]
 	if !ok {
 		m.since[k] = now
-		return Settle
+		return d
 	}
-	return max(0, Settle-now.Sub(since))
+	return max(0, d-now.Sub(since))
 }
 
 // Wrote notes that gang k's status was written now.
@@ -216,15 +217,22 @@ func (m *Settler) Forget(k gang.Key) {
 	m.mu.Unlock()
 }
 
-// Quiet reports whether a status for st tells nothing a reader needs at once: its conditions
-// differ from live's (of types like those written; the caller compares the phase) at most in
-// their messages, or live has none of Phalanx's yet (first, the type Phalanx writes first) and
-// st is a gang that nothing blocks, with nothing bound and not established.
-func Quiet(live, desired []metav1.Condition, first string, st gang.Status) bool {
+// Quiet returns how long a status for st may wait (Settler.Hold; 0: a transition, written at
+// once): FirstStatusAfter when live has none of Phalanx's conditions yet (first, the type
+// Phalanx writes first) and st is a gang waiting its turn; Settle when the conditions differ
+// from live's (of types like those written; the caller compares the phase) at most in their
+// messages.
+func Quiet(live, desired []metav1.Condition, first string, st gang.Status) time.Duration {
 	if meta.FindStatusCondition(live, first) == nil {
-		return !st.Established && st.Bound == 0 && st.Wait.Reason == ""
+		if !st.Established && st.Bound == 0 && st.Wait.Reason == "" {
+			return FirstStatusAfter
+		}
+		return 0
 	}
-	return OnlyMessagesDiffer(live, desired)
+	if OnlyMessagesDiffer(live, desired) {
+		return Settle
+	}
+	return 0
 }
 
 // OnlyMessagesDiffer reports whether conditions a and b have the same types, statuses,

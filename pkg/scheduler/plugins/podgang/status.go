@@ -91,7 +91,10 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		}
 		// The phase is part of a transition, but for a first status (its Pending).
 		first := meta.FindStatusCondition(live.Status.Conditions, schedv1.ConditionScheduled) == nil
-		quiet := (first || live.Status.Phase == desired.Phase) && gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedv1.ConditionScheduled, st)
+		var quiet time.Duration
+		if first || live.Status.Phase == desired.Phase {
+			quiet = gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedv1.ConditionScheduled, st)
+		}
 		if hold = w.Settler.Hold(k, quiet); hold > 0 {
 			return false, nil
 		}

@@ -143,8 +143,9 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 	}
 }
 
-// A gang's first status while nothing blocks it and nothing is bound waits Settle: a gang
-// placed meanwhile is written once, established; one still unplaced then is written then.
+// A gang's first status while nothing blocks it and nothing is bound waits FirstStatusAfter:
+// a gang placed meanwhile is written once, established; one still unplaced then is written
+// then.
 func TestQuietFirstStatusSettles(t *testing.T) {
 	ctx := context.Background()
 	var objects []runtime.Object
@@ -198,7 +199,12 @@ func TestQuietFirstStatusSettles(t *testing.T) {
 	}
 	now = now.Add(gangplugin.Settle)
 	sync("waiting")
+	if n := writes("waiting"); n != 0 {
+		t.Fatalf("waiting: %d status writes Settle after it was first held, want 0 before FirstStatusAfter", n)
+	}
+	now = now.Add(gangplugin.FirstStatusAfter - gangplugin.Settle)
+	sync("waiting")
 	if n := writes("waiting"); n != 1 {
-		t.Fatalf("waiting: %d status writes Settle after it was first held, want 1", n)
+		t.Fatalf("waiting: %d status writes FirstStatusAfter after it was first held, want 1", n)
 	}
 }
