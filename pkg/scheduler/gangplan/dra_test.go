@@ -8,49 +8,11 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-	"k8s.io/klog/v2"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
-	"github.com/phalanx-sched/phalanx/pkg/inspect"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangplan"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
-
-// newDRAPlanner builds a planner of Phalanx's default profile with a DRA manager, as the
-// scheduler builds it, over a fake API holding objects.
-func newDRAPlanner(tb testing.TB, objects ...runtime.Object) *gangplan.Planner {
-	tb.Helper()
-	schedulermetrics.Register()
-	profile, err := inspect.Profile()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	kube := kubefake.NewSimpleClientset(objects...)
-	factory := informers.NewSharedInformerFactory(kube, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	tb.Cleanup(cancel)
-	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), factory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	slices, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: factory.Resource().V1().ResourceSlices(), KubeClient: kube})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dra := dynamicresources.NewDRAManager(ctx, claims, slices, factory)
-	pl, err := gangplan.NewWithDRA(ctx, profile, nil, dra, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	return pl
-}
 
 // Members with a ResourceClaim each take the Filter verdicts of the member before them on the
 // nodes the pass has not changed, and the chosen node alone is filtered again for its
@@ -89,7 +51,7 @@ func TestDRAMembersReuseVerdicts(t *testing.T) {
 				objects = append(objects, c)
 				framework.UseClaim(p, c.Name)
 			}
-			reusing, fresh := newDRAPlanner(t, objects...), newDRAPlanner(t, objects...)
+			reusing, fresh := buildPlanner(t, true, objects...), buildPlanner(t, true, objects...)
 			fresh.SetFilterMemo(false)
 			in := gangplugin.PlanInput{Snapshot: snap, Pods: gang, Nodes: infos}
 			got, err := reusing.Plan(context.Background(), in)

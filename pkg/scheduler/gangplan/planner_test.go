@@ -15,11 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 	"github.com/phalanx-sched/phalanx/pkg/inspect"
@@ -74,6 +78,12 @@ func planner(tb testing.TB, ns []*v1.Node, members []*v1.Pod, running ...*v1.Pod
 
 // newPlanner builds a planner of Phalanx's default profile over a fake API holding objects.
 func newPlanner(tb testing.TB, objects ...runtime.Object) *gangplan.Planner {
+	return buildPlanner(tb, false, objects...)
+}
+
+// buildPlanner builds a planner of Phalanx's default profile over a fake API holding
+// objects; withDRA gives it a DRA manager, as the scheduler builds it.
+func buildPlanner(tb testing.TB, withDRA bool, objects ...runtime.Object) *gangplan.Planner {
 	tb.Helper()
 	schedulermetrics.Register()
 	profile, err := inspect.Profile()
@@ -84,7 +94,16 @@ func newPlanner(tb testing.TB, objects ...runtime.Object) *gangplan.Planner {
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	pl, err := gangplan.New(ctx, profile, nil, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
+	var dra fwk.SharedDRAManager
+	if withDRA {
+		claims := assumecache.NewAssumeCache(klog.FromContext(ctx), factory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+		slices, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: factory.Resource().V1().ResourceSlices(), KubeClient: kube})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dra = dynamicresources.NewDRAManager(ctx, claims, slices, factory)
+	}
+	pl, err := gangplan.NewWithDRA(ctx, profile, nil, dra, frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithClientSet(kube),
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
 		tb.Fatal(err)

@@ -24,14 +24,7 @@ import (
 // the round trips); the bind that completes the quorum has it written once, established.
 func TestNoStatusWriteWhileBinding(t *testing.T) {
 	ctx := context.Background()
-	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Generation: 1}}
-	client := fake.NewSimpleClientset(pg)
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	if err := indexer.Add(pg); err != nil {
-		t.Fatal(err)
-	}
-	store := gang.NewStore(gang.DefaultMembership(), time.Now)
-	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
+	w, client, _, store := newWriter(t, "g")
 	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
 	store.SetSpec(oneGroup("g", 2, time.Now()))
 	p0, p1 := member("g", 0), member("g", 1)
@@ -64,13 +57,7 @@ func TestNoStatusWriteWhileBinding(t *testing.T) {
 	if n := writes(); n != 1 {
 		t.Fatalf("%d status writes after the quorum bound, want 1", n)
 	}
-	got, err := client.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
-		t.Fatalf("Scheduled condition after the quorum bound: %+v, want True", c)
-	}
+	wantScheduled(t, client, "g")
 }
 
 // A change of a condition's message alone (members arriving one by one move the count in
@@ -78,14 +65,7 @@ func TestNoStatusWriteWhileBinding(t *testing.T) {
 // the phase) is written at once.
 func TestMessageOnlyChangesSettle(t *testing.T) {
 	ctx := context.Background()
-	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Generation: 1}}
-	client := fake.NewSimpleClientset(pg)
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	if err := indexer.Add(pg); err != nil {
-		t.Fatal(err)
-	}
-	store := gang.NewStore(gang.DefaultMembership(), time.Now)
-	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
+	w, client, indexer, store := newWriter(t, "g")
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	w.Settler = gangplugin.NewSettler(func() time.Time { return now })
 	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
@@ -134,13 +114,7 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 		store.MarkBound(m, "n1")
 	}
 	sync("the quorum bound, at once", 3)
-	got, err := client.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
-		t.Fatalf("Scheduled condition after the quorum bound: %+v, want True", c)
-	}
+	wantScheduled(t, client, "g")
 }
 
 // A gang's first status while nothing blocks it and nothing is bound waits FirstStatusAfter:
@@ -148,18 +122,7 @@ func TestMessageOnlyChangesSettle(t *testing.T) {
 // then.
 func TestQuietFirstStatusSettles(t *testing.T) {
 	ctx := context.Background()
-	var objects []runtime.Object
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for _, name := range []string{"placed", "waiting"} {
-		pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: 1}}
-		objects = append(objects, pg)
-		if err := indexer.Add(pg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	client := fake.NewSimpleClientset(objects...)
-	store := gang.NewStore(gang.DefaultMembership(), time.Now)
-	w := newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil)
+	w, client, _, store := newWriter(t, "placed", "waiting")
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	w.Settler = gangplugin.NewSettler(func() time.Time { return now })
 	writes := func(name string) int {
@@ -206,5 +169,35 @@ func TestQuietFirstStatusSettles(t *testing.T) {
 	sync("waiting")
 	if n := writes("waiting"); n != 1 {
 		t.Fatalf("waiting: %d status writes FirstStatusAfter after it was first held, want 1", n)
+	}
+}
+
+// newWriter is a PodGang status writer over a fake API holding PodGangs named names (in
+// namespace ns, generation 1), with its informer's copies in the returned indexer.
+func newWriter(t *testing.T, names ...string) (*statusWriter, *fake.Clientset, cache.Indexer, *gang.Store) {
+	t.Helper()
+	var objects []runtime.Object
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, name := range names {
+		pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: 1}}
+		objects = append(objects, pg)
+		if err := indexer.Add(pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := fake.NewSimpleClientset(objects...)
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	return newStatusWriter(client, schedlisters.NewPodGangLister(indexer), store, nil), client, indexer, store
+}
+
+// wantScheduled fails t unless the PodGang named name has Scheduled=True in the API.
+func wantScheduled(t *testing.T, client *fake.Clientset, name string) {
+	t.Helper()
+	got, err := client.SchedulerV1alpha1().PodGangs("ns").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, schedv1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("%s: Scheduled condition after the quorum bound: %+v, want True", name, c)
 	}
 }
