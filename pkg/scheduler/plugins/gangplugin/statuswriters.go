@@ -16,8 +16,8 @@ import (
 )
 
 // This file holds what the status writers of every gang kind share (WriterBase): the Warning
-// limiter, events on a gang object, the Preempted event, the writable check and the write from
-// the live object.
+// limiter, events on a gang object, the Preempted event, the writable check, the write from
+// the live object, and the settler that holds back writes that tell nothing new.
 
 // WarnEvery is how often the same Warning reason may be recorded again for one gang.
 const WarnEvery = time.Minute

@@ -1,10 +1,9 @@
 package workloadpodgroup
 
 import (
-	"time"
-
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
