@@ -219,17 +219,17 @@ func (m *Settler) Forget(k gang.Key) {
 
 // Quiet returns how long a status for st may wait (Settler.Hold; 0: a transition, written at
 // once): FirstStatusAfter when live has none of Phalanx's conditions yet (first, the type
-// Phalanx writes first) and st is a gang waiting its turn; Settle when the conditions differ
-// from live's (of types like those written; the caller compares the phase) at most in their
-// messages.
-func Quiet(live, desired []metav1.Condition, first string, st gang.Status) time.Duration {
+// Phalanx writes first) and st is a gang waiting its turn; Settle when the phase stays
+// (samePhase; a kind without one passes true) and the conditions differ from live's at most
+// in their messages.
+func Quiet(live, desired []metav1.Condition, first string, st gang.Status, samePhase bool) time.Duration {
 	if meta.FindStatusCondition(live, first) == nil {
 		if !st.Established && st.Bound == 0 && st.Wait.Reason == "" {
 			return FirstStatusAfter
 		}
 		return 0
 	}
-	if OnlyMessagesDiffer(live, desired) {
+	if samePhase && OnlyMessagesDiffer(live, desired) {
 		return Settle
 	}
 	return 0

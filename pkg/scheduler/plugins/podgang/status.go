@@ -89,12 +89,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		if statusEqual(&live.Status, desired) {
 			return false, nil
 		}
-		// The phase is part of a transition, but for a first status (its Pending).
-		first := meta.FindStatusCondition(live.Status.Conditions, schedv1.ConditionScheduled) == nil
-		var quiet time.Duration
-		if first || live.Status.Phase == desired.Phase {
-			quiet = gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedv1.ConditionScheduled, st)
-		}
+		quiet := gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedv1.ConditionScheduled, st, live.Status.Phase == desired.Phase)
 		if hold = w.Settler.Hold(k, quiet); hold > 0 {
 			return false, nil
 		}

@@ -120,7 +120,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) error {
 		if conditionsEqual(live.Status.Conditions, desired.Conditions) {
 			return false, nil
 		}
-		if hold = w.Settler.Hold(k, gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled, st)); hold > 0 {
+		if hold = w.Settler.Hold(k, gangplugin.Quiet(live.Status.Conditions, desired.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled, st, true)); hold > 0 {
 			return false, nil
 		}
 		upd := live.DeepCopy()
