@@ -30,6 +30,10 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 				p.forgetSpec(spec.Key)
 				p.holdReleased(spec.Key) // unless its hold lingers (a gang deleted to be made again)
 				p.wakeHeld(spec.Key)     // a gang without object holds no extras
+				// Its writer finds the object gone and forgets what it kept for it (the
+				// Warning limiter, the settler); without this they stayed for every gang
+				// deleted while no write of it was queued.
+				p.status.Enqueue(spec.Key)
 			}
 		},
 	}
