@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
@@ -87,5 +91,113 @@ func TestDRAMembersReuseVerdicts(t *testing.T) {
 			}
 			t.Logf("Filter runs: %d reusing verdicts, %d filtering all", runs, all)
 		})
+	}
+}
+
+// A member's verdicts outlive its pass with the devices of the node they were given on: the
+// next gang alike filters again only the node each member is given (for its allocation), and
+// a node whose devices are taken or freed by a claim of someone else, with no change of the
+// Node or its pods (its generation), is filtered again. A verdict kept by the generation alone
+// would leave a node whose GPUs were freed "full" and the last gang without room.
+func TestDRAVerdictsKeptAcrossPasses(t *testing.T) {
+	const perNode = 2
+	ns := nodes(6, 0)
+	snap := internalcache.NewSnapshot(nil, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := []runtime.Object{framework.GPUDeviceClass()}
+	for _, n := range ns {
+		objects = append(objects, framework.GPUSlice(n.Name, perNode, "h100"))
+	}
+	gangs := map[string][]*v1.Pod{}
+	for _, g := range []struct {
+		name string
+		size int
+	}{{"a", 4}, {"b", 4}, {"full", 10}, {"all", 12}} {
+		for i := range g.size {
+			p := gpuPod(fmt.Sprintf("%s-%d", g.name, i), 0)
+			c := framework.GPUClaim("ns", p.Name, 1, "")
+			c.UID = types.UID("uid-" + c.Name)
+			objects = append(objects, c)
+			framework.UseClaim(p, c.Name)
+			gangs[g.name] = append(gangs[g.name], p)
+		}
+	}
+	pl, kube, dra := buildPlannerOn(t, true, objects...)
+	fresh := buildPlanner(t, true, objects...)
+	fresh.SetFilterMemo(false)
+	plan := func(gang string) gangplugin.PlanResult {
+		t.Helper()
+		in := gangplugin.PlanInput{Snapshot: snap, Pods: gangs[gang], Nodes: infos}
+		res, err := pl.Plan(context.Background(), in)
+		if err != nil {
+			t.Fatalf("gang %s: %v", gang, err)
+		}
+		return res
+	}
+	allocated := func(want int) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			all, err := dra.ResourceClaims().ListAllAllocatedDevices()
+			return err == nil && all.Len() == want, nil
+		}); err != nil {
+			t.Fatalf("the DRA manager never saw %d allocated devices: %v", want, err)
+		}
+	}
+
+	if res := plan("a"); res.Failed != nil {
+		t.Fatalf("gang a: %s: %s", res.Failed.Name, res.Reason)
+	}
+	before := pl.FilterRuns()
+	res := plan("b")
+	if res.Failed != nil {
+		t.Fatalf("gang b: %s: %s", res.Failed.Name, res.Reason)
+	}
+	want, err := fresh.Plan(context.Background(), gangplugin.PlanInput{Snapshot: snap, Pods: gangs["b"], Nodes: infos})
+	if err != nil || want.Failed != nil {
+		t.Fatalf("gang b without the memo: %v %+v", err, want)
+	}
+	// Both planners start their search at the same node only on their first pass; compare
+	// how the members spread instead: at most 2 a node, all 4 placed.
+	onNode := map[string]int{}
+	for _, n := range res.Nodes {
+		if onNode[n]++; onNode[n] > perNode {
+			t.Errorf("gang b: %d members on %s, which has %d GPUs: %v", onNode[n], n, perNode, res.Nodes)
+		}
+	}
+	// Each member: the node it is given, filtered again for its allocation, and (after the
+	// first) the node the member before it took.
+	if runs := pl.FilterRuns() - before; runs > int64(2*len(gangs["b"])-1) {
+		t.Errorf("gang b, alike gang a, ran Filter %d times: want at most %d (the verdicts of gang a's pass were not kept)", runs, 2*len(gangs["b"])-1)
+	}
+
+	// Someone else's claim takes both GPUs of n0000: the Node and its pods do not change.
+	hog := framework.GPUClaim("other", "hog", perNode, "")
+	hog.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
+		{Request: "gpu", Driver: framework.GPUDriver, Pool: "n0000", Device: "gpu-0"},
+		{Request: "gpu", Driver: framework.GPUDriver, Pool: "n0000", Device: "gpu-1"}}}}
+	if _, err := kube.ResourceV1().ResourceClaims("other").Create(context.Background(), hog, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	allocated(perNode)
+	res = plan("full")
+	if res.Failed != nil {
+		t.Fatalf("gang full (10 members, 10 free GPUs): %s: %s", res.Failed.Name, res.Reason)
+	}
+	for p, n := range res.Nodes {
+		if n == "n0000" {
+			t.Errorf("gang full: %s placed on n0000, whose GPUs the claim hog holds", p)
+		}
+	}
+
+	// The claim is gone: n0000's GPUs are free again, still with no change of its generation.
+	if err := kube.ResourceV1().ResourceClaims("other").Delete(context.Background(), "hog", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	allocated(0)
+	if res = plan("all"); res.Failed != nil {
+		t.Fatalf("gang all (12 members, 12 free GPUs): %s: %s (a verdict on n0000 kept from while hog held it?)", res.Failed.Name, res.Reason)
 	}
 }

@@ -53,20 +53,61 @@ func (m *filterMemo) changed(node string) { delete(m.verdict, node) }
 // `make perf`: Filter was a quarter of the scheduler's CPU on 1,000 gangs of 3).
 //
 // A verdict can change without its node's generation only through what the generation does
-// not cover, and no verdict is kept or used then: pods with required anti-affinity anywhere
-// (they judge other nodes of their domain; memoRules.labelsMatter), pods nominated to the node
-// (preemptors, which Filter counts), members with resource claims or volumes (claims,
-// devices, volumes and CSINodes change apart from nodes), and passes that weigh evictions,
-// freed devices or claims still to be made (preemption, surge admission).
+// not cover. The devices a member takes through the DRA plugin change apart from nodes: its
+// verdicts are kept with the node's device fingerprint as well (deviceState), and hold while
+// both are unchanged. No verdict is kept or used for pods with required anti-affinity
+// anywhere (they judge other nodes of their domain; memoRules.labelsMatter), on nodes with
+// pods nominated to them (preemptors, which Filter counts), for members with volumes
+// (volumes and CSINodes change apart from nodes), and in passes that weigh evictions, freed
+// devices or claims still to be made (preemption, surge admission).
 type passMemo struct {
 	mu    sync.Mutex
 	byKey map[string]map[string]keptVerdict
 }
 
-// keptVerdict is a Filter verdict and the generation of the node it was given on.
+// keptVerdict is a Filter verdict and the generation of the node it was given on, with the
+// node's device fingerprint for a member that takes devices (0 otherwise).
 type keptVerdict struct {
 	generation int64
+	devices    uint64
 	status     *fwk.Status
+}
+
+// keptSet is the kept verdicts of one kind of member as a pass reads them.
+type keptSet struct {
+	byNode map[string]keptVerdict
+	// devices are the nodes' device fingerprints at the pass's start (nil: the member takes
+	// no devices).
+	devices map[string]uint64
+}
+
+// get returns the kept verdict for node, if it still holds.
+func (k *keptSet) get(node fwk.NodeInfo) (*fwk.Status, bool) {
+	name := node.Node().Name
+	kv, ok := k.byNode[name]
+	if !ok || kv.generation != node.GetGeneration() || kv.devices != k.devices[name] {
+		return nil, false
+	}
+	return kv.status, true
+}
+
+// put keeps st as node's verdict.
+func (k *keptSet) put(node fwk.NodeInfo, st *fwk.Status) {
+	name := node.Node().Name
+	k.byNode[name] = keptVerdict{generation: node.GetGeneration(), devices: k.devices[name], status: st}
+}
+
+// forget drops the verdicts of nodes given with their fingerprint in before (a pass's
+// verdicts on nodes whose devices changed while it ran: which state they saw is not known).
+func (m *passMemo) forget(keys map[string]bool, nodes []string, before *deviceState) {
+	for key := range keys {
+		v := m.byKey[key]
+		for _, n := range nodes {
+			if kv, ok := v[n]; ok && kv.devices == before.byNode[n] {
+				delete(v, n)
+			}
+		}
+	}
 }
 
 // passMemoKeys bounds the templates kept (a cluster's gangs use a few).
@@ -91,12 +132,9 @@ func (m *passMemo) verdicts(key string) map[string]keptVerdict {
 	return v
 }
 
-// keepable reports whether pod's verdicts may outlive the pass (passMemo): it has no resource
-// claims and no volumes whose objects the node's generation does not cover.
+// keepable reports whether pod's verdicts may outlive the pass (passMemo): it has no volumes
+// whose objects the node's generation does not cover. (Devices are covered by deviceState.)
 func keepable(pod *v1.Pod) bool {
-	if len(pod.Spec.ResourceClaims) > 0 {
-		return false
-	}
 	for _, vol := range pod.Spec.Volumes {
 		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil || vol.CSI != nil {
 			return false

@@ -422,14 +422,34 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		pl.kept.mu.Lock()
 		defer pl.kept.mu.Unlock()
 	}
+	// The devices as the pass starts, for the verdicts of members that take devices
+	// (deviceState); nil when none does or they cannot be read (nothing of theirs is kept).
+	var devices *deviceState
+	var devicesKeys map[string]bool // the kept sets with such verdicts
+	if keep && slices.ContainsFunc(in.Pods, pl.takesDevices) {
+		if devices, err = nodeDevices(pl.draView.SharedDRAManager); err != nil {
+			klog.FromContext(ctx).V(4).Info("Not keeping the verdicts of members that take devices", "err", err)
+			devices = nil
+		} else {
+			devicesKeys = map[string]bool{}
+			defer pl.forgetChangedDevices(ctx, devices, devicesKeys)
+		}
+	}
 	for _, pod := range in.Pods {
 		var verdicts map[string]*fwk.Status
-		var kept map[string]keptVerdict
+		var kept *keptSet
 		if pl.memo {
 			key := siblingKey(pod, rules)
 			verdicts = memo.use(key)
 			if keep && key != "" && keepable(pod) {
-				kept = pl.kept.verdicts(key)
+				switch {
+				case !pl.takesDevices(pod):
+					kept = &keptSet{byNode: pl.kept.verdicts(key)}
+				case devices != nil:
+					key += "\x00classes:" + devices.classes
+					devicesKeys[key] = true
+					kept = &keptSet{byNode: pl.kept.verdicts(key), devices: devices.byNode}
+				}
 			}
 		}
 		state := framework.NewCycleState()
@@ -462,7 +482,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			res.Failed, res.Reason = pod, reason
 			return res, nil
 		}
-		if (pl.dra && len(pod.Spec.ResourceClaims) > 0) || (pl.volumes && hasVolumeClaims(pod)) {
+		if pl.takesDevices(pod) || (pl.volumes && hasVolumeClaims(pod)) {
 			// The members after it must see its devices and volumes taken, as its own Reserve
 			// will take them (in the pass's view only: draView, the planner's assume caches).
 			if st := pl.fw.RunReservePluginsReserve(ctx, state, pod, best.Node().Name); !st.IsSuccess() {
@@ -503,11 +523,11 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 // allocation then, for Reserve: it is filtered again, and if it no longer fits (it cannot
 // while the pass holds the snapshot, but the allocator is the judge) the member is placed
 // again without the memo.
-func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
-	claims := len(pod.Spec.ResourceClaims) > 0
-	reuse := claims && verdicts != nil && !pl.allocationScored(pod)
+func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
+	devices := pl.takesDevices(pod)
+	reuse := devices && (verdicts != nil || kept != nil) && !pl.allocationScored(pod)
 	for {
-		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, reuse)
+		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, devices, reuse)
 		if err != nil {
 			return nil, "", err
 		}
@@ -564,6 +584,22 @@ func (pl *Planner) allocationScored(pod *v1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// forgetChangedDevices drops the verdicts a pass kept, under keys, on nodes whose devices
+// changed while it ran (before: the pass's start); pl.kept.mu is held.
+func (pl *Planner) forgetChangedDevices(ctx context.Context, before *deviceState, keys map[string]bool) {
+	after, err := nodeDevices(pl.draView.SharedDRAManager)
+	if err != nil {
+		klog.FromContext(ctx).V(4).Info("Dropping the pass's kept verdicts of members that take devices", "err", err)
+		for key := range keys {
+			delete(pl.kept.byKey, key)
+		}
+		return
+	}
+	if changed := changedSince(before, after); len(changed) > 0 {
+		pl.kept.forget(keys, changed, before)
+	}
 }
 
 // filter runs the profile's Filter plugins for pod on node (with the pods nominated to it,
@@ -652,10 +688,10 @@ func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies ma
 // feasible runs Filter (the profile's, then the gang plugin's) from the rotating start until
 // toFind nodes pass or every candidate was tried; reasons counts why the others did not. The
 // profile's verdicts are taken from, and kept in, verdicts (nil: none kept; filterMemo) and
-// kept (the verdicts of earlier passes by node generation, nil: none; passMemo). A member
-// with resource claims takes a kept success only with reuseFits (place); unfiltered are the
-// feasible nodes it took one for, whose allocations its cycle state lacks.
-func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept map[string]keptVerdict, reuseFits bool) ([]fwk.NodeInfo, map[string]bool, map[string]int, error) {
+// kept (the verdicts of earlier passes, nil: none; passMemo). A member that takes devices
+// takes a kept success only with reuseFits (place); unfiltered are the feasible nodes it
+// took one for, whose allocations its cycle state lacks.
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, devices, reuseFits bool) ([]fwk.NodeInfo, map[string]bool, map[string]int, error) {
 	var feasible []fwk.NodeInfo
 	var unfiltered map[string]bool
 	reasons := map[string]int{}
@@ -670,7 +706,8 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	for tried < n && len(feasible) < toFind {
 		chunk, toFilter = chunk[:0], toFilter[:0]
 		for range min(toFind-len(feasible), n-tried) {
-			c := candidate{node: view(in.Nodes[(pl.next+tried)%n])}
+			orig := in.Nodes[(pl.next+tried)%n]
+			c := candidate{node: view(orig)}
 			tried++
 			if pre != nil && !pre.AllNodes() && !pre.NodeNames.Has(c.node.Node().Name) {
 				c.outside = true
@@ -679,7 +716,16 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			}
 			name := c.node.Node().Name
 			c.status, c.known = verdicts[name]
-			if c.known && c.status.IsSuccess() && len(pod.Spec.ResourceClaims) > 0 {
+			// Verdicts on a node with nominated pods are neither kept nor used (passMemo), nor
+			// those on the pass's copy of a node (its generation is the copy's own: it cannot
+			// hold for a later pass, and it would replace the node's own verdict).
+			c.keep = kept != nil && c.node == orig && !pl.hasNominated(name)
+			if !c.known && c.keep {
+				if c.status, c.known = kept.get(c.node); c.known && verdicts != nil {
+					verdicts[name] = c.status
+				}
+			}
+			if c.known && c.status.IsSuccess() && devices {
 				// The DRA plugin's Filter keeps the node's allocation in the cycle state, for
 				// its Score and Reserve: a node that fits is filtered again unless its Score
 				// does not need it (place); one that does not fit is not.
@@ -690,16 +736,6 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 					unfiltered[name] = true
 				} else {
 					c.known = false
-				}
-			}
-			// Verdicts on a node with nominated pods are neither kept nor used (passMemo).
-			c.keep = kept != nil && !pl.hasNominated(name)
-			if !c.known && c.keep {
-				if kv, ok := kept[name]; ok && kv.generation == c.node.GetGeneration() {
-					c.status, c.known = kv.status, true
-					if verdicts != nil {
-						verdicts[name] = c.status
-					}
 				}
 			}
 			if !c.known {
@@ -722,7 +758,7 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 					verdicts[name] = st
 				}
 				if c.keep {
-					kept[name] = keptVerdict{generation: c.node.GetGeneration(), status: st}
+					kept.put(c.node, st)
 				}
 			}
 			if st.IsSuccess() && in.Filter != nil {

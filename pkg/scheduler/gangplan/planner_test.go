@@ -85,6 +85,14 @@ func newPlanner(tb testing.TB, objects ...runtime.Object) *gangplan.Planner {
 // objects; withDRA gives it a DRA manager, as the scheduler builds it.
 func buildPlanner(tb testing.TB, withDRA bool, objects ...runtime.Object) *gangplan.Planner {
 	tb.Helper()
+	pl, _, _ := buildPlannerOn(tb, withDRA, objects...)
+	return pl
+}
+
+// buildPlannerOn is buildPlanner with the fake API it reads and its DRA manager (nil without
+// DRA), for tests that change the cluster between passes.
+func buildPlannerOn(tb testing.TB, withDRA bool, objects ...runtime.Object) (*gangplan.Planner, *kubefake.Clientset, fwk.SharedDRAManager) {
+	tb.Helper()
 	schedulermetrics.Register()
 	profile, err := inspect.Profile()
 	if err != nil {
@@ -110,7 +118,7 @@ func buildPlanner(tb testing.TB, withDRA bool, objects ...runtime.Object) *gangp
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	return pl
+	return pl, kube, dra
 }
 
 func distinct(plan map[string]string) int {
