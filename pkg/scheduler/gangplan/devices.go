@@ -47,8 +47,10 @@ func fingerprint(parts ...string) uint64 {
 }
 
 // nodeDevices reads m's ResourceSlices, allocated devices and DeviceClasses into a
-// deviceState. It fails when the claim tracker is changed while it reads (the tracker
-// reports it); no verdict is kept then.
+// deviceState. m is the planner's view during a pass: the slices and allocations are the
+// pass's one reading, which every member's allocator reads (draView), so the fingerprint is
+// of what the verdicts were given on. It fails when the claim tracker is changed while it
+// reads (the tracker reports it); no verdict is kept then.
 func nodeDevices(m fwk.SharedDRAManager) (*deviceState, error) {
 	slices, err := m.ResourceSlices().ListWithDeviceTaintRules()
 	if err != nil {
@@ -104,32 +106,23 @@ func nodeDevices(m fwk.SharedDRAManager) (*deviceState, error) {
 			}
 		}
 	}
+	if st.classes, err = deviceClasses(m); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// deviceClasses is a fingerprint of m's DeviceClasses.
+func deviceClasses(m fwk.SharedDRAManager) (string, error) {
 	classes, err := m.DeviceClasses().List()
 	if err != nil {
-		return nil, fmt.Errorf("listing DeviceClasses: %w", err)
+		return "", fmt.Errorf("listing DeviceClasses: %w", err)
 	}
 	var sum uint64
 	for _, c := range classes {
 		sum += fingerprint(c.Name, c.ResourceVersion)
 	}
-	st.classes = strconv.FormatUint(sum, 16)
-	return st, nil
-}
-
-// changedSince names the nodes whose fingerprint differs between before and after.
-func changedSince(before, after *deviceState) []string {
-	var out []string
-	for n, fp := range before.byNode {
-		if after.byNode[n] != fp {
-			out = append(out, n)
-		}
-	}
-	for n := range after.byNode {
-		if _, ok := before.byNode[n]; !ok {
-			out = append(out, n)
-		}
-	}
-	return out
+	return strconv.FormatUint(sum, 16), nil
 }
 
 // takesDevices reports whether pod takes devices through the DRA plugin: it has

@@ -1,6 +1,7 @@
 package gangplan
 
 import (
+	"errors"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -23,17 +24,49 @@ import (
 //     free, as they will be once those pods are gone (gangdra.FreedClaims).
 //   - Claims of pods not created yet (a surge member's claims from templates) are read as if
 //     they existed.
+//   - The allocated devices and the ResourceSlices are read once per pass, at their first
+//     read, and every member's PreFilter sees that reading (passState.allocated, slices), as
+//     the members of one scheduling cycle see one: the pass is one cycle of the scheduler's.
+//     The verdicts a pass keeps carry a fingerprint of exactly that reading (deviceState).
 type draView struct {
 	fwk.SharedDRAManager
 	claims *claimView
+	slices *sliceView
 }
 
 func newDRAView(m fwk.SharedDRAManager) *draView {
-	return &draView{SharedDRAManager: m, claims: &claimView{ResourceClaimTracker: m.ResourceClaims()}}
+	claims := &claimView{ResourceClaimTracker: m.ResourceClaims()}
+	return &draView{SharedDRAManager: m, claims: claims, slices: &sliceView{manager: m, claims: claims}}
 }
 
 // ResourceClaims is the manager's claim tracker seen through the pass.
 func (v *draView) ResourceClaims() fwk.ResourceClaimTracker { return v.claims }
+
+// ResourceSlices is the manager's slices, read once per pass.
+func (v *draView) ResourceSlices() fwk.ResourceSliceLister { return v.slices }
+
+// sliceView lists the manager's ResourceSlices once per pass (outside a pass: every time).
+type sliceView struct {
+	manager fwk.SharedDRAManager
+	claims  *claimView // its mutex and passState hold the pass's reading
+}
+
+func (v *sliceView) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, error) {
+	c := v.claims
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pass == nil {
+		return v.manager.ResourceSlices().ListWithDeviceTaintRules()
+	}
+	if c.pass.slices == nil {
+		all, err := v.manager.ResourceSlices().ListWithDeviceTaintRules()
+		if err != nil {
+			return nil, err
+		}
+		c.pass.slices = all
+	}
+	return c.pass.slices, nil
+}
 
 // claimView is a claim tracker with one pass's additions (passState) over the scheduler's.
 type claimView struct {
@@ -52,6 +85,10 @@ type passState struct {
 	// pending are the allocations the pass made, by claim UID, with how many members use
 	// each (a claim its members share is allocated once).
 	pending map[types.UID]*pendingAllocation
+	// allocated is the scheduler's allocation state as the pass first read it (nil: not read
+	// yet); slices likewise. Neither is written: the allocator only reads them.
+	allocated *structured.AllocatedState
+	slices    []*resourceapi.ResourceSlice
 }
 
 type pendingAllocation struct {
@@ -175,27 +212,70 @@ func (c *claimView) AssumedClaimRestore(namespace, name string) {
 }
 
 // ListAllAllocatedDevices is the scheduler's allocated devices, less the freed ones, plus
-// those the pass allocated.
+// those the pass allocated. In a pass it is the pass's reading (passAllocated), with the
+// devices of shares counted whole, as the tracker counts them without consumable capacity
+// (the DRA plugin reads this only then).
 func (c *claimView) ListAllAllocatedDevices() (sets.Set[structured.DeviceID], error) {
-	all, err := c.ResourceClaimTracker.ListAllAllocatedDevices()
+	st, err := c.passAllocated()
 	if err != nil {
-		return all, err
+		return nil, err
+	}
+	if st == nil {
+		all, err := c.ResourceClaimTracker.ListAllAllocatedDevices()
+		if err != nil {
+			return all, err
+		}
+		return c.inPass(all), nil
+	}
+	all := st.AllocatedDevices
+	if st.AllocatedSharedDeviceIDs.Len() > 0 {
+		all = all.Clone()
+		for id := range st.AllocatedSharedDeviceIDs {
+			all.Insert(id.GetDeviceID())
+		}
 	}
 	return c.inPass(all), nil
 }
 
 // GatherAllocatedState is the scheduler's allocation state (the allocator reads it with
-// consumable capacity) with the same changes. Shares of devices are left as the scheduler has
-// them: no claim with a share is freed (gangdra.FreedClaims), and a share the pass allocates
-// counts as its whole device.
+// consumable capacity) with the same changes; in a pass, the pass's reading. Shares of
+// devices are left as the scheduler has them: no claim with a share is freed
+// (gangdra.FreedClaims), and a share the pass allocates counts as its whole device.
 func (c *claimView) GatherAllocatedState() (*structured.AllocatedState, error) {
-	st, err := c.ResourceClaimTracker.GatherAllocatedState()
-	if err != nil || st == nil {
-		return st, err
+	st, err := c.passAllocated()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		if st, err = c.ResourceClaimTracker.GatherAllocatedState(); err != nil || st == nil {
+			return st, err
+		}
 	}
 	out := *st
 	out.AllocatedDevices = c.inPass(st.AllocatedDevices)
 	return &out, nil
+}
+
+// passAllocated is the pass's reading of the scheduler's allocation state, read now if it is
+// the pass's first (nil outside a pass). A reading the tracker reports as torn is an error
+// the caller retries, as the DRA plugin does.
+func (c *claimView) passAllocated() (*structured.AllocatedState, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pass == nil {
+		return nil, nil
+	}
+	if c.pass.allocated == nil {
+		st, err := c.ResourceClaimTracker.GatherAllocatedState()
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			return nil, errors.New("no allocation state")
+		}
+		c.pass.allocated = st
+	}
+	return c.pass.allocated, nil
 }
 
 // inPass is the allocated devices all as the pass sees them (a new set when it differs).

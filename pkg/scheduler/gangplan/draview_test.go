@@ -40,7 +40,8 @@ func (m managerOf) ResourceClaims() fwk.ResourceClaimTracker { return m.claims }
 // The planner's view of the DRA manager during one pass: the freed devices count as free, a
 // simulated claim exists, an allocation the pass signals is seen (Get, GetPendingAllocation,
 // the allocated devices) and withdrawn; none of it reaches the scheduler's tracker, and when
-// the pass ends the view is the tracker again.
+// the pass ends the view is the tracker again. The scheduler's allocations are read once per
+// pass, as a scheduling cycle reads them once.
 func TestDRAViewKeepsAPassToItself(t *testing.T) {
 	id := func(d string) structured.DeviceID { return structured.MakeDeviceID("gpu", "node-a", d) }
 	base := allocatedTracker{devices: sets.New(id("0"), id("1"), id("2"))}
@@ -62,6 +63,10 @@ func TestDRAViewKeepsAPassToItself(t *testing.T) {
 	simulated := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-3-gpu", UID: "sim"}}
 	end := view.claims.beginPass(sets.New(id("1"), id("9")), []*resourceapi.ResourceClaim{simulated})
 	check("in the pass", id("0"), id("2"))
+	// The pass reads the scheduler's allocations once: a device allocated meanwhile (a claim
+	// bound by another scheduler) is seen from the next pass on.
+	base.devices.Insert(id("5"))
+	check("allocated during the pass", id("0"), id("2"))
 	if got, err := claims.Get("ns", "w-3-gpu"); err != nil || got != simulated {
 		t.Errorf("the simulated claim: %v, %v", got, err)
 	}
@@ -80,11 +85,11 @@ func TestDRAViewKeepsAPassToItself(t *testing.T) {
 	}
 	check("withdrawn", id("0"), id("2"))
 	end()
-	check("after the pass", id("0"), id("1"), id("2"))
+	check("after the pass", id("0"), id("1"), id("2"), id("5"))
 	if _, err := claims.Get("ns", "w-3-gpu"); err == nil {
 		t.Error("the simulated claim outlived the pass")
 	}
-	if base.devices.Len() != 3 {
+	if base.devices.Len() != 4 {
 		t.Errorf("the scheduler's devices changed: %v", base.devices.UnsortedList())
 	}
 }

@@ -97,19 +97,6 @@ func (k *keptSet) put(node fwk.NodeInfo, st *fwk.Status) {
 	k.byNode[name] = keptVerdict{generation: node.GetGeneration(), devices: k.devices[name], status: st}
 }
 
-// forget drops the verdicts of nodes given with their fingerprint in before (a pass's
-// verdicts on nodes whose devices changed while it ran: which state they saw is not known).
-func (m *passMemo) forget(keys map[string]bool, nodes []string, before *deviceState) {
-	for key := range keys {
-		v := m.byKey[key]
-		for _, n := range nodes {
-			if kv, ok := v[n]; ok && kv.devices == before.byNode[n] {
-				delete(v, n)
-			}
-		}
-	}
-}
-
 // passMemoKeys bounds the templates kept (a cluster's gangs use a few).
 const passMemoKeys = 8
 

@@ -427,12 +427,12 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	var devices *deviceState
 	var devicesKeys map[string]bool // the kept sets with such verdicts
 	if keep && slices.ContainsFunc(in.Pods, pl.takesDevices) {
-		if devices, err = nodeDevices(pl.draView.SharedDRAManager); err != nil {
+		if devices, err = nodeDevices(pl.draView); err != nil {
 			klog.FromContext(ctx).V(4).Info("Not keeping the verdicts of members that take devices", "err", err)
 			devices = nil
 		} else {
 			devicesKeys = map[string]bool{}
-			defer pl.forgetChangedDevices(ctx, devices, devicesKeys)
+			defer pl.forgetOnClassChange(ctx, devices.classes, devicesKeys)
 		}
 	}
 	for _, pod := range in.Pods {
@@ -586,19 +586,17 @@ func (pl *Planner) allocationScored(pod *v1.Pod) bool {
 	return false
 }
 
-// forgetChangedDevices drops the verdicts a pass kept, under keys, on nodes whose devices
-// changed while it ran (before: the pass's start); pl.kept.mu is held.
-func (pl *Planner) forgetChangedDevices(ctx context.Context, before *deviceState, keys map[string]bool) {
-	after, err := nodeDevices(pl.draView.SharedDRAManager)
-	if err != nil {
-		klog.FromContext(ctx).V(4).Info("Dropping the pass's kept verdicts of members that take devices", "err", err)
-		for key := range keys {
-			delete(pl.kept.byKey, key)
-		}
+// forgetOnClassChange drops the verdicts a pass kept under keys when the DeviceClasses
+// changed while it ran (the allocator reads them live; classes is their fingerprint at the
+// pass's start); pl.kept.mu is held.
+func (pl *Planner) forgetOnClassChange(ctx context.Context, classes string, keys map[string]bool) {
+	now, err := deviceClasses(pl.draView)
+	if err == nil && now == classes {
 		return
 	}
-	if changed := changedSince(before, after); len(changed) > 0 {
-		pl.kept.forget(keys, changed, before)
+	klog.FromContext(ctx).V(5).Info("DeviceClasses changed during the pass: dropping its kept verdicts of members that take devices", "err", err)
+	for key := range keys {
+		delete(pl.kept.byKey, key)
 	}
 }
 
