@@ -203,6 +203,24 @@ func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 		}
 		return a.GetTimestamp().Before(b.GetTimestamp())
 	}
+	// Two pods of no gang compare as their keys would (queueKey: their own priority and queue
+	// time, no minimum to exceed), without the queue keys' lock: the gang machinery costs
+	// plain pods nothing in the queue.
+	membership := p.Store().Membership()
+	if _, inA := membership.KeyOf(podA); !inA {
+		if _, inB := membership.KeyOf(podB); !inB {
+			ta, tb := a.GetTimestamp(), b.GetTimestamp()
+			switch {
+			case pa != pb:
+				return pa > pb
+			case !ta.Equal(tb):
+				return ta.Before(tb)
+			case podA.Namespace != podB.Namespace:
+				return podA.Namespace < podB.Namespace
+			}
+			return podA.Name < podB.Name
+		}
+	}
 	// The pods' own priorities decide without a look at their gangs while no gang object sets
 	// a priority of its own.
 	if pa != pb && !p.Store().GangPriorities() {

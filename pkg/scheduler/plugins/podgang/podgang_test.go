@@ -136,6 +136,41 @@ func TestLess(t *testing.T) {
 	}
 }
 
+// Two pods of no gang are ordered as their queue keys would order them (priority, queue
+// time, namespace, name), and without a key kept for either: plain pods cost the queue no
+// store read and no lock of the queue keys.
+func TestLessPlainPodsKeepNoKeys(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	t0 := time.Unix(1000, 0)
+	plain := func(ns, name string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name)}}
+	}
+	cases := []struct {
+		name string
+		a, b fwk.QueuedEntityInfo
+		want bool
+	}{
+		{"higher priority first", queued(t, plain("ns", "b"), 10, t0.Add(time.Hour)), queued(t, plain("ns", "a"), 0, t0), true},
+		{"lower priority after", queued(t, plain("ns", "a"), 0, t0), queued(t, plain("ns", "b"), 10, t0.Add(time.Hour)), false},
+		{"earlier queue time first", queued(t, plain("ns", "b"), 0, t0), queued(t, plain("ns", "a"), 0, t0.Add(time.Second)), true},
+		{"namespace breaks a tie", queued(t, plain("a", "z"), 0, t0), queued(t, plain("b", "a"), 0, t0), true},
+		{"name breaks a tie", queued(t, plain("ns", "b"), 0, t0), queued(t, plain("ns", "a"), 0, t0), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pl.Less(tc.a, tc.b); got != tc.want {
+				t.Errorf("Less = %v, want %v", got, tc.want)
+			}
+			if got := pl.Less(tc.b, tc.a); got == tc.want {
+				t.Errorf("Less reversed = %v, want %v", got, !tc.want)
+			}
+		})
+	}
+	if n := pl.queued.len(); n != 0 {
+		t.Errorf("%d queue keys kept for pods of no gang, want 0", n)
+	}
+}
+
 // Minimums before extras (Grove's e2e expectation): an established base gang with 3 members
 // above its minimum pending and two younger scaled gangs (minimum 2 each) pending. Sorted by
 // Less, the scaled gangs' members come first, whatever the gang ages; ordered by age alone the
