@@ -100,12 +100,22 @@ func (k *keptSet) put(node fwk.NodeInfo, st *fwk.Status) {
 // passMemoKeys bounds the templates kept (a cluster's gangs use a few).
 const passMemoKeys = 8
 
+// passMemoSlack is how many verdicts of nodes gone a key may keep beyond twice the nodes.
+const passMemoSlack = 64
+
 // verdicts returns the kept verdicts of members of key, by node name; m.mu is held.
-func (m *passMemo) verdicts(key string) map[string]keptVerdict {
+//
+// The verdicts of a key are dropped, all at once, when they are more than twice the nodes
+// (plus a margin): nodes come and go (autoscaling), and the verdicts of nodes gone would
+// otherwise stay for the life of the process.
+func (m *passMemo) verdicts(key string, nodes int) map[string]keptVerdict {
 	if m.byKey == nil {
 		m.byKey = map[string]map[string]keptVerdict{}
 	}
 	v := m.byKey[key]
+	if len(v) > 2*nodes+passMemoSlack {
+		v = nil
+	}
 	if v == nil {
 		if len(m.byKey) >= passMemoKeys {
 			for k := range m.byKey {

@@ -444,11 +444,11 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			if keep && key != "" && keepable(pod) {
 				switch {
 				case !pl.takesDevices(pod):
-					kept = &keptSet{byNode: pl.kept.verdicts(key)}
+					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes))}
 				case devices != nil:
 					key += "\x00classes:" + devices.classes
 					devicesKeys[key] = true
-					kept = &keptSet{byNode: pl.kept.verdicts(key), devices: devices.byNode}
+					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes)), devices: devices.byNode}
 				}
 			}
 		}
