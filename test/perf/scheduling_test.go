@@ -371,8 +371,11 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		defer mu.Unlock()
 		return len(bound), len(bound) == pods
 	})
-	cpu, rss := stopScheduler(sched)
-	writesAfter, err := apiWrites(ctx, kube)
+	// The CPU is the placement's; the writes are the placement's too, those still queued when
+	// the last pod was bound included (gang statuses are written from a rate-limited queue).
+	cpu, rss := usage(sched.Process.Pid)
+	writesAfter, err := writesSettled(ctx, kube)
+	_, _ = stopScheduler(sched)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,6 +432,37 @@ func runUntilQuiet(start time.Time, limit time.Duration, progress func() (int, b
 			return
 		}
 	}
+}
+
+// writesSettled returns the API server's write counts once the scheduler's writes (leader
+// election's lease renewals aside) have not moved for 3 s, longer than a status change waits
+// to settle (gangplugin.Settle), or after 30 s.
+func writesSettled(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
+	const quiet, limit = 3 * time.Second, 30 * time.Second
+	total := func(w map[string]float64) (n float64) {
+		for res, v := range w {
+			if res != "leases" {
+				n += v
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(limit)
+	w, err := apiWrites(ctx, kube)
+	if err != nil {
+		return nil, err
+	}
+	last, since := total(w), time.Now()
+	for time.Since(since) < quiet && time.Now().Before(deadline) {
+		time.Sleep(250 * time.Millisecond) // sampling counters, not waiting for a condition
+		if w, err = apiWrites(ctx, kube); err != nil {
+			return nil, err
+		}
+		if n := total(w); n != last {
+			last, since = n, time.Now()
+		}
+	}
+	return w, nil
 }
 
 // stopScheduler kills the scheduler and returns its CPU seconds and peak RSS (MiB).
