@@ -436,6 +436,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		}
 	}
 	for _, pod := range in.Pods {
+		takes := pl.takesDevices(pod)
 		var verdicts map[string]*fwk.Status
 		var kept *keptSet
 		if pl.memo {
@@ -443,7 +444,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			verdicts = memo.use(key)
 			if keep && key != "" && keepable(pod) {
 				switch {
-				case !pl.takesDevices(pod):
+				case !takes:
 					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes))}
 				case devices != nil:
 					key += "\x00classes:" + devices.classes
@@ -474,7 +475,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
 			}
 		}
-		best, reason, err := pl.place(ctx, state, pod, pre, in, view, toFind, verdicts, kept, placed)
+		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, kept, placed)
 		if err != nil {
 			return res, err
 		}
@@ -482,7 +483,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			res.Failed, res.Reason = pod, reason
 			return res, nil
 		}
-		if pl.takesDevices(pod) || (pl.volumes && hasVolumeClaims(pod)) {
+		if takes || (pl.volumes && hasVolumeClaims(pod)) {
 			// The members after it must see its devices and volumes taken, as its own Reserve
 			// will take them (in the pass's view only: draView, the planner's assume caches).
 			if st := pl.fw.RunReservePluginsReserve(ctx, state, pod, best.Node().Name); !st.IsSuccess() {
@@ -513,7 +514,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 }
 
 // place finds pod's node: Filter (feasible), then Score (best); nil and the Filter reasons
-// when no node fits.
+// when no node fits. devices: pod takes devices through the DRA plugin (takesDevices).
 //
 // A member with resource claims takes the verdicts of a member alike (filterMemo) when its
 // claims' Score does not depend on the devices chosen per node (allocationScored): the DRA
@@ -523,8 +524,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 // allocation then, for Reserve: it is filtered again, and if it no longer fits (it cannot
 // while the pass holds the snapshot, but the allocator is the judge) the member is placed
 // again without the memo.
-func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
-	devices := pl.takesDevices(pod)
+func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, devices bool, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
 	reuse := devices && (verdicts != nil || kept != nil) && !pl.allocationScored(pod)
 	for {
 		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, devices, reuse)
