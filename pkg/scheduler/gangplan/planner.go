@@ -446,7 +446,10 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				switch {
 				case !takes:
 					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes))}
-				case devices != nil:
+				case devices != nil && !rules.devicesShared:
+					// (devices not tied to one node are not in the fingerprint: a member that
+					// takes devices through an extended resource has no claim for siblingKey
+					// to turn away, so it is turned away here)
 					key += "\x00classes:" + devices.classes
 					devicesKeys[key] = true
 					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes)), devices: devices.byNode}
@@ -622,7 +625,7 @@ func (pl *Planner) memoRules(in gangplugin.PlanInput) (memoRules, error) {
 		return r, fmt.Errorf("listing nodes with required anti-affinity: %w", err)
 	}
 	r.labelsMatter = len(anti) > 0
-	if !pl.dra || !slices.ContainsFunc(in.Pods, func(p *v1.Pod) bool { return len(p.Spec.ResourceClaims) > 0 }) {
+	if !slices.ContainsFunc(in.Pods, pl.takesDevices) {
 		return r, nil
 	}
 	r.claim = pl.draView.claims.Get
