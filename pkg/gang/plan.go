@@ -4,6 +4,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A plan is where one pass of the gang planner put each member the gang needed for its quorum
@@ -42,25 +43,68 @@ func (s *Store) SetPlan(k Key, nodes map[string]string) {
 	}
 }
 
-// PlanFor is a member's PreFilter view of gang k's plan, unless the plan is older than maxAge:
-// the node the plan gives pod (planned), or, for a member the plan leaves out, whether a plan
-// is being placed (active).
-func (s *Store) PlanFor(k Key, pod string, maxAge time.Duration) (node string, planned, active bool) {
+// MemberPlan is a member's PreFilter view of its gang's placement (Store.PlanFor).
+type MemberPlan struct {
+	// Node is the node the gang's plan gives the member, when Planned.
+	Node    string
+	Planned bool
+	// Active: a plan is being placed and leaves the member out (an extra of that plan).
+	Active bool
+	// Ahead, with no plan active, are the pending members the gang still needs for its
+	// minimum, when the member is above that minimum: they are placed first (in one pass),
+	// or the member could take a node they need and count for them at Permit in their place.
+	// Members of the member's own podgroup are in Ahead only when they come from the same
+	// controller (one template): a podgroup of unlike pods may need exactly the extra.
+	Ahead []*v1.Pod
+}
+
+// PlanFor is a member's PreFilter view of gang k's placement, under one lock: the node the
+// gang's plan gives pod (unless the plan is older than maxAge), whether a plan that leaves pod
+// out is being placed, or else the members the gang needs for its minimum ahead of pod.
+func (s *Store) PlanFor(k Key, pod *v1.Pod, maxAge time.Duration) MemberPlan {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
-	if e == nil || e.plan == nil || (maxAge > 0 && s.now().Sub(e.plannedAt) > maxAge) {
-		return "", false, false
+	if e == nil {
+		return MemberPlan{}
 	}
-	node, planned = e.plan[pod]
-	return node, planned, true
+	if e.plan != nil && (maxAge <= 0 || s.now().Sub(e.plannedAt) <= maxAge) {
+		node, planned := e.plan[pod.Name]
+		return MemberPlan{Node: node, Planned: planned, Active: !planned}
+	}
+	m := e.members[pod.Name]
+	if m == nil || m.UID != pod.UID || m.Surge || !extraLocked(e, m) {
+		return MemberPlan{}
+	}
+	var ahead []*v1.Pod
+	for _, d := range deficitLocked(e) {
+		if d.Group != m.Group || sameController(d.pod, pod) {
+			ahead = append(ahead, d.pod)
+		}
+	}
+	return MemberPlan{Ahead: ahead}
+}
+
+// sameController reports whether a and b are owned by the same controller, or both by none.
+func sameController(a, b *v1.Pod) bool {
+	ca, cb := metav1.GetControllerOfNoCopy(a), metav1.GetControllerOfNoCopy(b)
+	if ca == nil || cb == nil {
+		return ca == nil && cb == nil
+	}
+	return ca.UID == cb.UID
 }
 
 // PlannedNode returns the node the gang's plan gives the pod, unless the plan is older than
 // maxAge (a plan outlives one round of the gang's members, not a change of the cluster's
 // shape; 0: no limit).
 func (s *Store) PlannedNode(k Key, pod string, maxAge time.Duration) (string, bool) {
-	node, planned, _ := s.PlanFor(k, pod, maxAge)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.gangs[k]
+	if e == nil || e.plan == nil || (maxAge > 0 && s.now().Sub(e.plannedAt) > maxAge) {
+		return "", false
+	}
+	node, planned := e.plan[pod]
 	return node, planned
 }
 

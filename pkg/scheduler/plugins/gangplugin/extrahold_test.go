@@ -9,11 +9,13 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/utils/ptr"
 
 	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
@@ -202,4 +204,86 @@ func podNames(pods []*v1.Pod) string {
 		names[i] = p.Name
 	}
 	return strings.Join(names, ",")
+}
+
+// ownExtraFixture: gang g of podgroups b and c (minimum 1 each), its members b-0, c-0 and
+// c-2 pending, the c pods from one controller unless unlike; c-2 is above the minimum.
+func ownExtraFixture(t *testing.T, unlike bool) (p *Adapter, h *wakeups, b0, c0, c2 *v1.Pod) {
+	t.Helper()
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	h = &wakeups{woken: map[string]time.Time{}}
+	p = NewAdapter(h, store, Options{Name: "PodGang", Kind: gang.KindPodGang, PermitTimeout: time.Minute})
+	p.SetStatusSink(noStatus{})
+	store.SetSpec(gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"},
+		PodGroups: []gang.PodGroup{{Name: "b", MinReplicas: 1}, {Name: "c", MinReplicas: 1}}, CreatedAt: time.Now()})
+	pod := func(group string, i int, owner types.UID) *v1.Pod {
+		m := member(i, 8)
+		m.Name = fmt.Sprintf("%s-%d", group, i)
+		m.UID = types.UID(m.Name)
+		m.Labels["grove.io/podclique"] = group
+		m.Labels["grove.io/podclique-pod-index"] = fmt.Sprint(i)
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "grove.io/v1alpha1", Kind: "PodClique", Name: group, UID: owner, Controller: ptr.To(true)}}
+		p.recordPod(m)
+		return m
+	}
+	other := types.UID("c")
+	if unlike {
+		other = "c-other"
+	}
+	return p, h, pod("b", 0, "b"), pod("c", 0, "c"), pod("c", 2, other)
+}
+
+// An extra of a gang short of its minimum, popped while the members that minimum needs are
+// away from the active queue, waits for them and wakes them (the race of
+// TestMinimumsBeforeExtrasAsCapacityArrives: c-2 placed alone took the node c-0 needed and
+// counted for it at Permit); the quorum's Permit wakes it.
+func TestOwnExtraWaitsForItsGangsMinimum(t *testing.T) {
+	p, h, b0, c0, c2 := ownExtraFixture(t, false)
+	ctx := context.Background()
+	state := framework.NewCycleState()
+	_, st := p.PreFilter(ctx, state, c2, nil)
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "first places the members its minimum needs (2 pending)") {
+		t.Fatalf("c-2's PreFilter = %v, want UnschedulableAndUnresolvable waiting for the 2 members of the minimum", st)
+	}
+	for _, m := range []*v1.Pod{b0, c0} {
+		if _, ok := h.at("ns/" + m.Name); !ok {
+			t.Errorf("%s, which the minimum needs, was not woken", m.Name)
+		}
+	}
+	if _, ok := h.at("ns/c-2"); ok {
+		t.Error("the extra woke itself")
+	}
+	if _, st := p.PostFilter(ctx, state, c2, nil); st.Message() != "held while a gang's minimum is placed" {
+		t.Errorf("the held extra's PostFilter = %v: it must not release its gang or preempt", st)
+	}
+	for _, m := range []*v1.Pod{b0, c0} {
+		p.Reserve(ctx, nil, m, "n-"+m.Name)
+		p.Permit(ctx, framework.NewCycleState(), m, "n-"+m.Name)
+	}
+	if _, ok := h.at("ns/c-2"); !ok {
+		t.Fatal("the extra was not woken when its gang's quorum was met")
+	}
+	if _, st := p.PreFilter(ctx, framework.NewCycleState(), c2, nil); !st.IsSuccess() {
+		t.Errorf("with the minimum placed, c-2's PreFilter = %v, want success", st)
+	}
+}
+
+// A podgroup of unlike pods (two controllers) may need exactly the extra: it waits only for
+// the other podgroups' minimums.
+func TestOwnExtraOfUnlikePodsWaitsForOtherPodgroupsOnly(t *testing.T) {
+	p, h, b0, c0, c2 := ownExtraFixture(t, true)
+	ctx := context.Background()
+	_, st := p.PreFilter(ctx, framework.NewCycleState(), c2, nil)
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "its minimum needs (1 pending)") {
+		t.Fatalf("c-2's PreFilter = %v, want it waiting for b-0 alone", st)
+	}
+	if _, ok := h.at("ns/" + c0.Name); ok {
+		t.Error("c-0, of another controller than c-2, was woken as if c-2 had to wait for it")
+	}
+	p.Reserve(ctx, nil, b0, "n1")
+	p.Permit(ctx, framework.NewCycleState(), b0, "n1")
+	// No node is given: what PreFilter says is the gang's capacity check, not a hold.
+	if _, st := p.PreFilter(ctx, framework.NewCycleState(), c2, nil); strings.Contains(st.Message(), "above the minimum") {
+		t.Errorf("with b's minimum placed, c-2 (unlike c-0) must be free to count for c: PreFilter = %v", st)
+	}
 }

@@ -56,12 +56,12 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	surge := p.store.Membership().IsSurge(pod)
 	if !surge {
-		node, planned, active := p.store.PlanFor(k, pod.Name, p.opts.PermitTimeout)
-		if planned {
+		view := p.store.PlanFor(k, pod, p.opts.PermitTimeout)
+		if view.Planned {
 			// Planned with its gang: the pass already checked the gang's fit, domain and holds.
-			return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
+			return &fwk.PreFilterResult{NodeNames: sets.New(view.Node)}, nil
 		}
-		if active {
+		if view.Active {
 			// An extra of a gang whose quorum is being placed: on its own it could take a node
 			// the plan gave a member of the quorum (and release its own gang, round after
 			// round). It cannot bind before that quorum anyway (Permit); the quorum's Permit
@@ -69,6 +69,16 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 			state.Write(p.stateKey(), &cycleState{extraHeld: true})
 			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 				fmt.Sprintf("above the minimum of %s: waits while the gang's planned quorum is placed", k))
+		}
+		if len(view.Ahead) > 0 {
+			// An extra of a gang short of its minimum, popped while the members that minimum
+			// needs were away from the active queue (backing off): placed alone it would
+			// take a node they need, and count for them at Permit. They are woken to be placed
+			// first, in one pass; the quorum's Permit wakes this one.
+			state.Write(p.stateKey(), &cycleState{extraHeld: true})
+			p.activatePods(klog.FromContext(ctx), view.Ahead)
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+				fmt.Sprintf("above the minimum of %s: waits while the gang first places the members its minimum needs (%d pending)", k, len(view.Ahead)))
 		}
 	}
 	spec, _ := p.store.Spec(k)
