@@ -105,3 +105,45 @@ func TestWithQuorum(t *testing.T) {
 		t.Error("a member assumed while the gang forms again is not placed with its quorum")
 	}
 }
+
+// PlanFor answers, under one lock, what a member's PreFilter needs: its planned node while a
+// plan is current, that it is left out of a current plan, or else the members its gang needs
+// for its minimum ahead of it (an extra's view; nothing for a member of the minimum, a surge
+// member, or once the minimum is placed).
+func TestPlanForViews(t *testing.T) {
+	s, c := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	for i := 0; i < 3; i++ {
+		s.UpsertPod(pod("g", "w", i))
+	}
+	s.UpsertPod(pod("g", "w", 3, surge))
+	if v := s.PlanFor(key("g"), pod("g", "w", 0), time.Minute); v.Planned || v.Active || len(v.Ahead) != 0 {
+		t.Errorf("a member of the minimum, no plan: %+v, want nothing", v)
+	}
+	if v := s.PlanFor(key("g"), pod("g", "w", 2), time.Minute); len(v.Ahead) != 2 || v.Ahead[0].Name != "g-w-0" || v.Ahead[1].Name != "g-w-1" {
+		t.Errorf("the extra, no plan: ahead %v, want g-w-0 and g-w-1", names(v.Ahead))
+	}
+	if v := s.PlanFor(key("g"), pod("g", "w", 3, surge), time.Minute); len(v.Ahead) != 0 {
+		t.Errorf("a surge member waits for the minimum here: %+v (its gang is established first, at Permit)", v)
+	}
+	s.SetPlan(key("g"), map[string]string{"g-w-0": "n1", "g-w-1": "n2"})
+	if v := s.PlanFor(key("g"), pod("g", "w", 1), time.Minute); !v.Planned || v.Node != "n2" {
+		t.Errorf("a planned member: %+v, want planned on n2", v)
+	}
+	if v := s.PlanFor(key("g"), pod("g", "w", 2), time.Minute); v.Planned || !v.Active || len(v.Ahead) != 0 {
+		t.Errorf("the extra with a plan being placed: %+v, want active only", v)
+	}
+	c.t = c.t.Add(2 * time.Minute)
+	if v := s.PlanFor(key("g"), pod("g", "w", 2), time.Minute); v.Active || len(v.Ahead) != 2 {
+		t.Errorf("the extra past the plan's age: %+v, want the 2 members ahead again", v)
+	}
+	s.Assume(pod("g", "w", 0), "n1")
+	s.Assume(pod("g", "w", 1), "n2")
+	if v := s.PlanFor(key("g"), pod("g", "w", 2), 0); len(v.Ahead) != 0 {
+		t.Errorf("the extra with the minimum assumed: %+v, want nothing ahead", v)
+	}
+	s.StartBackoff(key("g"), time.Second, "x") // drops the plan
+	if v := s.PlanFor(key("g"), pod("g", "w", 2), 0); v.Active || len(v.Ahead) != 0 {
+		t.Errorf("the extra with the minimum assumed and no plan: %+v, want nothing", v)
+	}
+}
