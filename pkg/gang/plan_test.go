@@ -7,16 +7,22 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// The plan covers the members the quorum needs (lowest indexes first, surge members never) and
-// lives until the gang backs off, a planned member leaves, the quorum binds, or it is older
-// than the caller's limit.
-func TestPlanLifecycle(t *testing.T) {
+// planFixture: gang g needs 2 of podgroup w; members w-0 to w-2 pending, w-3 a surge member.
+func planFixture() (*Store, *clock) {
 	s, c := newTestStore()
 	s.SetSpec(spec("g", "w:2"))
 	for i := 0; i < 3; i++ {
 		s.UpsertPod(pod("g", "w", i))
 	}
 	s.UpsertPod(pod("g", "w", 3, surge))
+	return s, c
+}
+
+// The plan covers the members the quorum needs (lowest indexes first, surge members never) and
+// lives until the gang backs off, a planned member leaves, the quorum binds, or it is older
+// than the caller's limit.
+func TestPlanLifecycle(t *testing.T) {
+	s, c := planFixture()
 	deficit := s.DeficitPods(key("g"))
 	if len(deficit) != 2 || deficit[0].Name != "g-w-0" || deficit[1].Name != "g-w-1" {
 		t.Fatalf("deficit %v, want g-w-0 and g-w-1", names(deficit))
@@ -111,12 +117,7 @@ func TestWithQuorum(t *testing.T) {
 // for its minimum ahead of it (an extra's view; nothing for a member of the minimum, a surge
 // member, or once the minimum is placed).
 func TestPlanForViews(t *testing.T) {
-	s, c := newTestStore()
-	s.SetSpec(spec("g", "w:2"))
-	for i := 0; i < 3; i++ {
-		s.UpsertPod(pod("g", "w", i))
-	}
-	s.UpsertPod(pod("g", "w", 3, surge))
+	s, c := planFixture()
 	if v := s.PlanFor(key("g"), pod("g", "w", 0), time.Minute); v.Planned || v.Active || len(v.Ahead) != 0 {
 		t.Errorf("a member of the minimum, no plan: %+v, want nothing", v)
 	}
