@@ -287,3 +287,25 @@ func TestOwnExtraOfUnlikePodsWaitsForOtherPodgroupsOnly(t *testing.T) {
 		t.Errorf("with b's minimum placed, c-2 (unlike c-0) must be free to count for c: PreFilter = %v", st)
 	}
 }
+
+// A member the extra waited for, deleted while pending (its controller scaled it away): the
+// extra is tried again (nothing else would wake it: no QueueingHint sees the deletion of an
+// unassigned pod), and now stands in the minimum in its place.
+func TestOwnExtraWokenWhenAMemberItWaitedForIsDeleted(t *testing.T) {
+	p, h, b0, c0, c2 := ownExtraFixture(t, false)
+	ctx := context.Background()
+	if _, st := p.PreFilter(ctx, framework.NewCycleState(), c2, nil); !strings.Contains(st.Message(), "above the minimum") {
+		t.Fatalf("c-2's PreFilter = %v, want it held for b-0 and c-0", st)
+	}
+	h.mu.Lock()
+	delete(h.woken, "ns/c-2")
+	h.mu.Unlock()
+	p.PodHandlers().OnDelete(c0)
+	if _, ok := h.at("ns/c-2"); !ok {
+		t.Fatal("the extra was not woken when c-0, which it waited for, was deleted")
+	}
+	p.Reserve(ctx, nil, b0, "n1")
+	if _, st := p.PreFilter(ctx, framework.NewCycleState(), c2, nil); strings.Contains(st.Message(), "above the minimum") {
+		t.Errorf("with c-0 gone, c-2 is in the minimum: PreFilter = %v", st)
+	}
+}

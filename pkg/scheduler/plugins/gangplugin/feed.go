@@ -76,6 +76,12 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				if k, ok := p.keyOf(pod); ok {
 					p.forgetPod(pod)
 					p.status.Enqueue(k)
+					if pod.Spec.NodeName == "" {
+						// A pending member gone may be one its gang's extras waited for
+						// (Store.PlanFor's Ahead): they are tried again, one of them perhaps
+						// in its place. No QueueingHint sees an unassigned pod's deletion.
+						p.activate(klog.Background(), k)
+					}
 					// Members waiting in Permit for a quorum that can no longer form would
 					// hold their nodes until the Permit timeout: release them now.
 					if !p.store.QuorumBound(k) && !p.store.MembersPresent(k) {
