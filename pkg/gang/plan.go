@@ -68,7 +68,7 @@ func (s *Store) PlanFor(k Key, pod *v1.Pod, maxAge time.Duration) MemberPlan {
 	if e == nil {
 		return MemberPlan{}
 	}
-	if e.plan != nil && (maxAge <= 0 || s.now().Sub(e.plannedAt) <= maxAge) {
+	if s.planCurrentLocked(e, maxAge) {
 		node, planned := e.plan[pod.Name]
 		return MemberPlan{Node: node, Planned: planned, Active: !planned}
 	}
@@ -101,11 +101,16 @@ func (s *Store) PlannedNode(k Key, pod string, maxAge time.Duration) (string, bo
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
-	if e == nil || e.plan == nil || (maxAge > 0 && s.now().Sub(e.plannedAt) > maxAge) {
+	if e == nil || !s.planCurrentLocked(e, maxAge) {
 		return "", false
 	}
 	node, planned := e.plan[pod]
 	return node, planned
+}
+
+// planCurrentLocked reports whether e has a plan no older than maxAge (0: no limit).
+func (s *Store) planCurrentLocked(e *entry, maxAge time.Duration) bool {
+	return e.plan != nil && (maxAge <= 0 || s.now().Sub(e.plannedAt) <= maxAge)
 }
 
 // HasPlan reports whether the gang has a plan (for tests and inspection).
