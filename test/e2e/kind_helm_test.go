@@ -153,6 +153,14 @@ func TestKindHelmInstallUpgradeUninstall(t *testing.T) {
 	waitPhalanxAvailable(t, env)
 	// The reinstalled controller adopts the PodCliqueSet: its pods are still Ready on v2.
 	waitImageReady(t, env, ns, "helm", image+":v2", 3, kindTimeout)
+	// Admission answers before the next test creates through it: the replicas Ready is not
+	// the reinstalled webhook Service's endpoints programmed (the next three tests' creates
+	// were refused, "connect: connection refused", 0.1 s after this test ended).
+	framework.Eventually(t, 2*time.Minute, "the reinstalled webhooks answering", func(ctx context.Context) (bool, error) {
+		probe := servingSet(ns, "helm-admitted", image, 1, 1, 1, 0)
+		_, err := env.Phalanx.GroveV1alpha1().PodCliqueSets(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil, err
+	})
 }
 
 func firstLine(s string) string {
