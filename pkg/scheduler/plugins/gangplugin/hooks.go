@@ -61,24 +61,20 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 			// Planned with its gang: the pass already checked the gang's fit, domain and holds.
 			return &fwk.PreFilterResult{NodeNames: sets.New(view.Node)}, nil
 		}
-		if view.Active {
-			// An extra of a gang whose quorum is being placed: on its own it could take a node
-			// the plan gave a member of the quorum (and release its own gang, round after
-			// round). It cannot bind before that quorum anyway (Permit); the quorum's Permit
-			// wakes it.
-			state.Write(p.stateKey(), &cycleState{extraHeld: true})
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
-				fmt.Sprintf("above the minimum of %s: waits while the gang's planned quorum is placed", k))
-		}
-		if len(view.Ahead) > 0 {
-			// An extra of a gang short of its minimum, popped while the members that minimum
-			// needs were away from the active queue (backing off): placed alone it would
-			// take a node they need, and count for them at Permit. They are woken to be placed
-			// first, in one pass; the quorum's Permit wakes this one.
+		if view.Active || len(view.Ahead) > 0 {
+			// An extra of a gang whose quorum is being placed, or of a gang short of its
+			// minimum popped while the members that minimum needs were away from the active
+			// queue (backing off): on its own it could take a node the quorum needs, and count
+			// for a member of it at Permit (or release its own gang, round after round). The
+			// members ahead of it are woken to be placed first, in one pass; the quorum's
+			// Permit wakes this one.
 			state.Write(p.stateKey(), &cycleState{extraHeld: true})
 			p.activatePods(klog.FromContext(ctx), view.Ahead)
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
-				fmt.Sprintf("above the minimum of %s: waits while the gang first places the members its minimum needs (%d pending)", k, len(view.Ahead)))
+			why := "waits while the gang's planned quorum is placed"
+			if !view.Active {
+				why = fmt.Sprintf("waits while the gang first places the members its minimum needs (%d pending)", len(view.Ahead))
+			}
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("above the minimum of %s: %s", k, why))
 		}
 	}
 	spec, _ := p.store.Spec(k)
