@@ -33,9 +33,9 @@ const (
 )
 
 // ServingCert is a serving certificate and the CA bundle that trusts it, PEM-encoded. CAPEM
-// holds the CA that signed CertPEM first and, after a renewal, the CA it replaced: the other
-// replicas serve a certificate of that CA until they have read the renewed Secret, and the
-// webhook configurations must trust both meanwhile.
+// holds the CA that signed CertPEM first and, after a renewal, the CAs it replaced (see
+// renewedBundle): the other replicas serve a certificate of those until they have read the
+// renewed Secret, and the webhook configurations must trust all of them meanwhile.
 type ServingCert struct {
 	CertPEM, KeyPEM, CAPEM []byte
 }
@@ -127,17 +127,25 @@ func (s *ServingCert) usable(hosts []string, now time.Time, renewBefore time.Dur
 	return ""
 }
 
-// renewedBundle is the CA bundle of a renewal: the new CA, then the CA that signed the
-// certificate being replaced when it is still valid at now (older ones are dropped; one
-// rotation at a time is what the replicas need to overlap).
+// maxBundleCAs is how many CAs a renewal's bundle keeps: the new CA and the two before it.
+// A replica serves what the Secret held when it last read it, so right after two renewals in
+// quick succession (a certificate put in by hand, then renewed by a replica because it expires
+// soon) a replica may still serve the certificate of the CA two renewals back.
+const maxBundleCAs = 3
+
+// renewedBundle is the CA bundle of a renewal: the new CA, then the CAs of the replaced bundle
+// still valid at now, in their order, up to maxBundleCAs in all (older ones are dropped).
 func renewedBundle(newCA, oldBundle []byte, now time.Time) []byte {
 	out := slices.Clone(newCA)
-	block, _ := pem.Decode(oldBundle)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return out
-	}
-	if old, err := x509.ParseCertificate(block.Bytes); err == nil && now.Before(old.NotAfter) {
-		out = append(out, pem.EncodeToMemory(block)...)
+	kept := 1
+	for block, rest := pem.Decode(oldBundle); block != nil && kept < maxBundleCAs; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" || bytes.Contains(out, pem.EncodeToMemory(block)) {
+			continue
+		}
+		if old, err := x509.ParseCertificate(block.Bytes); err == nil && now.Before(old.NotAfter) {
+			out = append(out, pem.EncodeToMemory(block)...)
+			kept++
+		}
 	}
 	return out
 }
@@ -146,7 +154,7 @@ func renewedBundle(newCA, oldBundle []byte, now time.Time) []byte {
 // (or renewing) it when it is missing, does not name every host, or expires within 30 days.
 // Every replica of phalanx-scheduler serves the webhooks, so they share this one Secret; when
 // two replicas race to create it, the loser reads the winner's. A renewal keeps the replaced
-// CA in the bundle (see ServingCert).
+// CAs in the bundle (see renewedBundle).
 func EnsureServingCert(ctx context.Context, kube kubernetes.Interface, namespace, name string, hosts []string, now time.Time) (*ServingCert, error) {
 	return ensureServingCert(ctx, kube, namespace, name, hosts, now, certRenewBefore)
 }

@@ -22,11 +22,18 @@ import (
 // enough from expiry when nothing changed the Secret.
 const defaultCertCheckInterval = time.Hour
 
+// defaultCASettle is how long a replica keeps serving its current certificate after the
+// webhook configurations' CA bundle changed before it serves the new one: every API server
+// applies a configuration change from its own watch, a moment after the write, and one still
+// on the old bundle refuses a certificate of the new CA ("x509: certificate signed by unknown
+// authority"). The current certificate is trusted by both bundles meanwhile.
+const defaultCASettle = 5 * time.Second
+
 // certRotator keeps one replica's self-managed serving certificate current with the shared
 // Secret. Any replica may renew the Secret; every replica, on seeing the change, first makes
-// the webhook configurations trust the Secret's bundle (new and replaced CA) and only then
-// serves the new certificate, so that no replica ever serves a certificate the API server
-// does not trust.
+// the webhook configurations trust the Secret's bundle (new and replaced CAs), gives the API
+// servers caSettle to apply it, and only then serves the new certificate, so that no replica
+// serves a certificate an API server does not trust yet.
 type certRotator struct {
 	kube            kubernetes.Interface
 	namespace, name string
@@ -34,10 +41,15 @@ type certRotator struct {
 	configuration   string
 	renewBefore     time.Duration
 	checkEvery      time.Duration
+	caSettle        time.Duration
+	now             func() time.Time
 	serving         atomic.Pointer[tls.Certificate]
-	servingPEM      []byte
-	trustedCA       []byte
-	kick            chan struct{}
+	// served is the certificate being served (nil before the first sync); trustedCA the
+	// bundle this replica last made the webhook configurations trust, at trustedAt.
+	served    *ServingCert
+	trustedCA []byte
+	trustedAt time.Time
+	kick      chan struct{}
 }
 
 // certificate serves the current certificate to the TLS handshake.
@@ -49,36 +61,46 @@ func (r *certRotator) certificate(*tls.ClientHelloInfo) (*tls.Certificate, error
 }
 
 // sync reads (renewing when due) the shared certificate, makes the webhook configurations
-// trust its bundle, then serves it. Called from one goroutine only.
-func (r *certRotator) sync(ctx context.Context) error {
-	sc, err := ensureServingCert(ctx, r.kube, r.namespace, r.name, r.hosts, time.Now(), r.renewBefore)
+// trust its bundle, then serves it, or, when the bundle changed less than caSettle ago and the
+// certificate being served is trusted by it, keeps serving that and returns how long to wait
+// before syncing again. Called from one goroutine only.
+func (r *certRotator) sync(ctx context.Context) (time.Duration, error) {
+	now := r.now()
+	sc, err := ensureServingCert(ctx, r.kube, r.namespace, r.name, r.hosts, now, r.renewBefore)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !bytes.Equal(sc.CAPEM, r.trustedCA) {
 		if err := InjectCABundle(ctx, r.kube, r.configuration, sc.CAPEM); err != nil {
-			return fmt.Errorf("webhook configuration: %w", err)
+			return 0, fmt.Errorf("webhook configuration: %w", err)
 		}
-		r.trustedCA = sc.CAPEM
+		r.trustedCA, r.trustedAt = sc.CAPEM, now
 	}
-	if bytes.Equal(sc.CertPEM, r.servingPEM) {
-		return nil
+	if r.served != nil && bytes.Equal(sc.CertPEM, r.served.CertPEM) {
+		return 0, nil
+	}
+	if r.served != nil {
+		current := &ServingCert{CertPEM: r.served.CertPEM, KeyPEM: r.served.KeyPEM, CAPEM: sc.CAPEM}
+		if wait := r.trustedAt.Add(r.caSettle).Sub(now); wait > 0 && current.usable(r.hosts, now, 0) == "" {
+			return wait, nil
+		}
 	}
 	cert, err := sc.TLS()
 	if err != nil {
-		return fmt.Errorf("loading the serving certificate from Secret %s/%s: %w", r.namespace, r.name, err)
+		return 0, fmt.Errorf("loading the serving certificate from Secret %s/%s: %w", r.namespace, r.name, err)
 	}
-	first := r.servingPEM == nil
+	first := r.served == nil
 	r.serving.Store(&cert)
-	r.servingPEM = sc.CertPEM
+	r.served = sc
 	if !first {
 		klog.FromContext(ctx).Info("Serving the renewed webhook certificate", "secret", klog.KRef(r.namespace, r.name))
 	}
-	return nil
+	return 0, nil
 }
 
-// run re-syncs on every change of the Secret (a renewal by any replica) and every checkEvery,
-// until ctx ends. A failed sync keeps the certificate being served and is retried.
+// run re-syncs on every change of the Secret (a renewal by any replica), every checkEvery, and
+// when a held certificate's caSettle is over, until ctx ends. A failed sync keeps the
+// certificate being served and is retried.
 func (r *certRotator) run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	selector := fields.OneTermEqualSelector("metadata.name", r.name).String()
@@ -117,9 +139,13 @@ func (r *certRotator) run(ctx context.Context) {
 		case <-tick.C:
 		case <-retry.C:
 		}
-		if err := r.sync(ctx); err != nil {
+		wait, err := r.sync(ctx)
+		if err != nil {
 			logger.Error(err, "Keeping the webhook certificate current; retrying", "secret", klog.KRef(r.namespace, r.name))
-			retry.Reset(5 * time.Second)
+			wait = 5 * time.Second
+		}
+		if wait > 0 {
+			retry.Reset(wait)
 		}
 	}
 }

@@ -53,6 +53,10 @@ type WebhookOptions struct {
 	// (default 30 days); CertCheckInterval how often that is checked when the Secret did not
 	// change (default 1 h). A change of the Secret is picked up at once.
 	CertRenewBefore, CertCheckInterval time.Duration
+	// CASettle is how long a replica keeps serving its current certificate after the CA
+	// bundle changed before it serves a renewed one (default 5 s): the time the API servers
+	// are given to apply the new bundle.
+	CASettle time.Duration
 }
 
 // hosts are the names the serving certificate must carry.
@@ -150,6 +154,7 @@ func RunWebhooks(ctx context.Context, kube kubernetes.Interface, o WebhookOption
 		r := &certRotator{
 			kube: kube, namespace: ns, name: name, hosts: hosts, configuration: o.Configuration,
 			renewBefore: cmp.Or(o.CertRenewBefore, certRenewBefore), checkEvery: cmp.Or(o.CertCheckInterval, defaultCertCheckInterval),
+			caSettle: cmp.Or(o.CASettle, defaultCASettle), now: time.Now,
 			kick: make(chan struct{}, 1),
 		}
 		if o.URL != "" {
@@ -163,7 +168,7 @@ func RunWebhooks(ctx context.Context, kube kubernetes.Interface, o WebhookOption
 				return fmt.Errorf("webhook configuration: %w", err)
 			}
 		}
-		if err := r.sync(ctx); err != nil {
+		if _, err := r.sync(ctx); err != nil {
 			return err
 		}
 		cfg.GetCertificate = r.certificate

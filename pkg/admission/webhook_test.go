@@ -168,24 +168,14 @@ func TestEnsureServingCertSharedAndRenewed(t *testing.T) {
 	}
 }
 
-// A renewal keeps the replaced CA so that replicas still serving the old certificate stay
-// trusted; the next renewal drops it.
-func TestRenewalBundleOverlapsOneRotation(t *testing.T) {
+// A renewal keeps the CAs it replaced, two of them, so that replicas still serving the
+// certificate of one of them stay trusted, also when two renewals come in quick succession;
+// the third renewal drops the oldest.
+func TestRenewalBundleOverlapsTwoRotations(t *testing.T) {
 	ctx := context.Background()
 	kube := fake.NewClientset()
 	hosts := []string{"127.0.0.1"}
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	verifies := func(certPEM, bundle []byte, at time.Time) bool {
-		b, _ := pem.Decode(certPEM)
-		leaf, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		roots := x509.NewCertPool()
-		roots.AppendCertsFromPEM(bundle)
-		_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
-		return err == nil
-	}
 	first, err := EnsureServingCert(ctx, kube, "ns", "tls", hosts, now)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +185,7 @@ func TestRenewalBundleOverlapsOneRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !verifies(second.CertPEM, second.CAPEM, at) || !verifies(first.CertPEM, second.CAPEM, at) {
+	if !verifies(t, second.CertPEM, second.CAPEM, at) || !verifies(t, first.CertPEM, second.CAPEM, at) {
 		t.Error("after one renewal the bundle must trust both the renewed and the replaced certificate")
 	}
 	at2 := at.Add(340 * 24 * time.Hour)
@@ -203,15 +193,40 @@ func TestRenewalBundleOverlapsOneRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !verifies(third.CertPEM, third.CAPEM, at2) || !verifies(second.CertPEM, third.CAPEM, at2) {
-		t.Error("after a second renewal the bundle must trust the renewed and the replaced certificate")
+	if !verifies(t, third.CertPEM, third.CAPEM, at2) || !verifies(t, second.CertPEM, third.CAPEM, at2) || !verifies(t, first.CertPEM, third.CAPEM, now) {
+		t.Error("after a second renewal the bundle must trust the renewed certificate and both it replaced")
 	}
-	if verifies(first.CertPEM, third.CAPEM, now) {
-		t.Error("the bundle still trusts the CA of two renewals ago")
+	at3 := at2.Add(340 * 24 * time.Hour)
+	fourth, err := EnsureServingCert(ctx, kube, "ns", "tls", hosts, at3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(fourth.CAPEM), "BEGIN CERTIFICATE"); n != maxBundleCAs {
+		t.Errorf("bundle after three renewals holds %d CAs, want %d", n, maxBundleCAs)
+	}
+	if verifies(t, first.CertPEM, fourth.CAPEM, now) {
+		t.Error("the bundle still trusts the CA of three renewals ago")
+	}
+	if !verifies(t, second.CertPEM, fourth.CAPEM, at2) || !verifies(t, third.CertPEM, fourth.CAPEM, at3) {
+		t.Error("after a third renewal the bundle must trust the two replaced certificates")
 	}
 	// A certificate whose CA is not in ca.crt is renewed, not served.
-	third.CAPEM = first.CAPEM
-	if why := third.usable(hosts, at2, certRenewBefore); !strings.HasPrefix(why, "not signed by a CA in ca.crt") {
+	fourth.CAPEM = first.CAPEM
+	if why := fourth.usable(hosts, at3, certRenewBefore); !strings.HasPrefix(why, "not signed by a CA in ca.crt") {
 		t.Errorf("usable with a foreign CA: %q", why)
 	}
+}
+
+// verifies reports whether the bundle trusts the PEM certificate as a serving certificate at at.
+func verifies(t *testing.T, certPEM, bundle []byte, at time.Time) bool {
+	t.Helper()
+	b, _ := pem.Decode(certPEM)
+	leaf, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(bundle)
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+	return err == nil
 }
