@@ -293,7 +293,10 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	// A directory: dump the scheduler's goroutines every 100 ms while it runs (where binds
 	// wait when the rate is low and the CPU idle).
 	goroutines := os.Getenv("PHALANX_PERF_GOROUTINES")
-	if profile != "" || goroutines != "" {
+	// A directory: keep the scheduler's /metrics as the run ends (scheduling attempts by
+	// result, plugin and pass counts: what a slow run did more of).
+	metricsDir := os.Getenv("PHALANX_PERF_METRICS")
+	if profile != "" || goroutines != "" || metricsDir != "" {
 		if pprofPort, err = localcluster.FreePort(); err != nil {
 			t.Fatal(err)
 		}
@@ -375,6 +378,9 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	// the last pod was bound included (gang statuses are written from a rate-limited queue).
 	cpu, rss := usage(sched.Process.Pid)
 	writesAfter, err := writesSettled(ctx, kube)
+	if metricsDir != "" {
+		saveMetrics(t, metricsDir, cfg.Name, pprofPort)
+	}
 	_, _ = stopScheduler(sched)
 	if err != nil {
 		t.Fatal(err)
@@ -413,6 +419,25 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
 	}
 	return r
+}
+
+// saveMetrics writes the scheduler's /metrics (served on port without credentials) to
+// dir/<config>-<time>.txt.
+func saveMetrics(t *testing.T, dir, config string, port int) {
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
+	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/metrics", port))
+	if err != nil {
+		t.Logf("metrics: %v", err)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, _ := io.ReadAll(resp.Body)
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.txt", config, time.Now().Format("150405")))
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Logf("metrics: %v", err)
+		return
+	}
+	t.Logf("scheduler metrics: %s", path)
 }
 
 // runUntilQuiet samples progress (a count of what happened, and whether all of it did) every
@@ -718,7 +743,7 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 	if pprofPort > 0 {
 		// PHALANX_PERF_PPROF: serve /debug/pprof without credentials for the profile.
 		args = append(args, fmt.Sprintf("--secure-port=%d", pprofPort), "--bind-address=127.0.0.1",
-			"--authentication-skip-lookup", "--authorization-always-allow-paths=/debug/pprof/*,/healthz")
+			"--authentication-skip-lookup", "--authorization-always-allow-paths=/debug/pprof/*,/healthz,/metrics")
 	} else {
 		args = append(args, "--secure-port=0")
 	}

@@ -90,12 +90,17 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	if !surge {
 		if need, n := p.store.PendingNeed(k); n > 0 {
-			free := freeCapacity(nodes)
+			holds := p.store.HasActiveHolds()
+			enough := &need
+			if holds {
+				enough = nil // the room the holds leave is the whole cluster's less theirs
+			}
+			free := freeCapacity(nodes, enough)
 			if !free.Fits(need) {
 				return reject(gang.ReasonInsufficient,
 					fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster: %s", k, n, free.Shortfall(need)))
 			}
-			if p.store.HasActiveHolds() {
+			if holds {
 				if held, holds := p.heldTotal(nodes, k); len(holds) > 0 && !free.Sub(held).Fits(need) {
 					// Only the holds are in the way: wake the gang when they end.
 					p.noteHoldBlocked(pod, holds)
