@@ -1,14 +1,20 @@
 package gangplugin
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
+
+	"github.com/phalanx-sched/phalanx/pkg/gang"
 )
 
 // A member with claims that the pass refused for want of devices is woken when a claim gives
@@ -70,5 +76,61 @@ func TestHintNodeOpened(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s: hint %v, %v; want %v", c.name, got, err, c.want)
 		}
+	}
+}
+
+// A member its gang holds at PreEnqueue (here: the gang lacks a member) is not requeued by a
+// node or device event, which cannot admit it; an admitted member and a pod of no gang are.
+func TestCapacityHintsSkipGatedMembers(t *testing.T) {
+	store := gang.NewStore(gang.DefaultMembership(), time.Now)
+	p := NewAdapter(&wakeups{woken: map[string]time.Time{}}, store, Options{Name: "PodGang", Kind: gang.KindPodGang, PermitTimeout: time.Minute})
+	p.SetStatusSink(noStatus{})
+	for _, g := range []struct {
+		name string
+		min  int32
+	}{{"short", 2}, {"whole", 1}} {
+		store.SetSpec(gang.Spec{Key: gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: g.name},
+			PodGroups: []gang.PodGroup{{Name: "w", MinReplicas: g.min}}, CreatedAt: time.Now()})
+	}
+	pod := func(g string) *v1.Pod {
+		m := member(0, 8)
+		m.Name, m.UID = g+"-0", types.UID(g+"-0")
+		m.Labels["grove.io/podgang"] = g
+		p.recordPod(m)
+		return m
+	}
+	gated, admitted := pod("short"), pod("whole")
+	plain := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "plain"}}
+	if ok, _ := store.Admissible(gated); ok {
+		t.Fatal("fixture: the member of the short gang is admitted")
+	}
+	events, err := p.EventsToRegister(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
+	tainted := node.DeepCopy()
+	tainted.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
+	checked := 0
+	for _, e := range events {
+		if e.Event.Resource != fwk.Node {
+			continue
+		}
+		checked++
+		old, cur := any(nil), any(node)
+		if e.Event.ActionType&fwk.UpdateNodeTaint != 0 {
+			old = tainted // a taint removed: room opened
+		}
+		for _, c := range []struct {
+			pod  *v1.Pod
+			want fwk.QueueingHint
+		}{{gated, fwk.QueueSkip}, {admitted, fwk.Queue}, {plain, fwk.Queue}} {
+			if got, err := e.QueueingHintFn(klog.Background(), c.pod, old, cur); err != nil || got != c.want {
+				t.Errorf("%s for %s: %v (%v), want %v", e.Event.Label(), c.pod.Name, got, err, c.want)
+			}
+		}
+	}
+	if checked != 2 {
+		t.Fatalf("%d node events registered, want 2", checked)
 	}
 }
