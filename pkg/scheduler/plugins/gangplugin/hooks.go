@@ -90,9 +90,9 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	if !surge {
 		if need, n := p.store.PendingNeed(k); n > 0 {
-			holds := p.store.HasActiveHolds()
+			holding := p.store.HasActiveHolds()
 			enough := &need
-			if holds {
+			if holding {
 				enough = nil // the room the holds leave is the whole cluster's less theirs
 			}
 			free := freeCapacity(nodes, enough)
@@ -100,7 +100,7 @@ func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 				return reject(gang.ReasonInsufficient,
 					fmt.Sprintf("%s cannot fit its %d unplaced members into the cluster: %s", k, n, free.Shortfall(need)))
 			}
-			if holds {
+			if holding {
 				if held, holds := p.heldTotal(nodes, k); len(holds) > 0 && !free.Sub(held).Fits(need) {
 					// Only the holds are in the way: wake the gang when they end.
 					p.noteHoldBlocked(pod, holds)
