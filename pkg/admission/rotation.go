@@ -82,6 +82,7 @@ func (r *certRotator) sync(ctx context.Context) (time.Duration, error) {
 	if r.served != nil {
 		current := &ServingCert{CertPEM: r.served.CertPEM, KeyPEM: r.served.KeyPEM, CAPEM: sc.CAPEM}
 		if wait := r.trustedAt.Add(r.caSettle).Sub(now); wait > 0 && current.usable(r.hosts, now, 0) == "" {
+			klog.FromContext(ctx).V(2).Info("Serving the current webhook certificate while the API servers apply the new CA bundle", "secret", klog.KRef(r.namespace, r.name), "for", wait)
 			return wait, nil
 		}
 	}
