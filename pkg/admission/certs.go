@@ -139,11 +139,12 @@ func renewedBundle(newCA, oldBundle []byte, now time.Time) []byte {
 	out := slices.Clone(newCA)
 	kept := 1
 	for block, rest := pem.Decode(oldBundle); block != nil && kept < maxBundleCAs; block, rest = pem.Decode(rest) {
-		if block.Type != "CERTIFICATE" || bytes.Contains(out, pem.EncodeToMemory(block)) {
+		encoded := pem.EncodeToMemory(block)
+		if block.Type != "CERTIFICATE" || bytes.Contains(out, encoded) {
 			continue
 		}
 		if old, err := x509.ParseCertificate(block.Bytes); err == nil && now.Before(old.NotAfter) {
-			out = append(out, pem.EncodeToMemory(block)...)
+			out = append(out, encoded...)
 			kept++
 		}
 	}

@@ -324,14 +324,11 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 				}
 			}
 			time.Sleep(delay)
-			client := &http.Client{Timeout: time.Duration(seconds)*time.Second + time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
-			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/profile?seconds=%d", pprofPort, seconds))
+			raw, err := schedulerGet(pprofPort, fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), time.Duration(seconds)*time.Second+time.Minute)
 			if err != nil {
 				t.Logf("profile: %v", err)
 				return
 			}
-			defer func() { _ = resp.Body.Close() }()
-			raw, _ := io.ReadAll(resp.Body)
 			_ = os.WriteFile(profile, raw, 0o644)
 		}()
 	}
@@ -424,14 +421,11 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 // saveMetrics writes the scheduler's /metrics (served on port without credentials) to
 // dir/<config>-<time>.txt.
 func saveMetrics(t *testing.T, dir, config string, port int) {
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
-	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/metrics", port))
+	raw, err := schedulerGet(port, "/metrics", time.Minute)
 	if err != nil {
 		t.Logf("metrics: %v", err)
 		return
 	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, _ := io.ReadAll(resp.Body)
 	path := filepath.Join(dir, fmt.Sprintf("%s-%s.txt", config, time.Now().Format("150405")))
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Logf("metrics: %v", err)
@@ -767,7 +761,6 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 // dumpGoroutines writes the scheduler's goroutine stacks (pprof debug=1, aggregated) to
 // dir/goroutines-NNN.txt every 100 ms until stop is closed (PHALANX_PERF_GOROUTINES).
 func dumpGoroutines(t *testing.T, dir string, port int, stop <-chan struct{}) {
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for i := 0; ; i++ {
@@ -776,17 +769,30 @@ func dumpGoroutines(t *testing.T, dir string, port int, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/goroutine?debug=1", port))
+		raw, err := schedulerGet(port, "/debug/pprof/goroutine?debug=1", 5*time.Second)
 		if err != nil {
 			continue // not serving yet
 		}
-		raw, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("goroutines-%03d.txt", i)), raw, 0o644); err != nil {
 			t.Logf("goroutine dump: %v", err)
 			return
 		}
 	}
+}
+
+// schedulerGet reads path from the scheduler's secure port on this host (its serving
+// certificate is self-signed; the perf run allows these paths without credentials).
+func schedulerGet(port int, path string, timeout time.Duration) ([]byte, error) {
+	client := &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local
+	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d%s", port, path))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
 }
 
 // usage reads a process's CPU seconds (user + system) and peak resident memory (MiB).
