@@ -133,4 +133,19 @@ func TestCapacityHintsSkipGatedMembers(t *testing.T) {
 	if checked != 2 {
 		t.Fatalf("%d node events registered, want 2", checked)
 	}
+	// A bound pod deleted frees capacity, which does not admit a held member either.
+	bound := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "bound"}, Spec: v1.PodSpec{NodeName: "n"}}
+	for _, e := range events {
+		if e.Event.Resource != fwk.AssignedPod || e.Event.ActionType&fwk.Delete == 0 {
+			continue
+		}
+		for _, c := range []struct {
+			pod  *v1.Pod
+			want fwk.QueueingHint
+		}{{gated, fwk.QueueSkip}, {admitted, fwk.Queue}, {plain, fwk.Queue}} {
+			if got, err := e.QueueingHintFn(klog.Background(), c.pod, bound, nil); err != nil || got != c.want {
+				t.Errorf("%s for %s: %v (%v), want %v", e.Event.Label(), c.pod.Name, got, err, c.want)
+			}
+		}
+	}
 }
