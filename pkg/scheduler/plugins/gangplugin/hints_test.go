@@ -108,6 +108,18 @@ func TestCapacityHintsSkipGatedMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// expect: the held member skipped, the admitted member and the plain pod queued.
+	expect := func(e fwk.ClusterEventWithHint, oldObj, newObj any) {
+		t.Helper()
+		for _, c := range []struct {
+			pod  *v1.Pod
+			want fwk.QueueingHint
+		}{{gated, fwk.QueueSkip}, {admitted, fwk.Queue}, {plain, fwk.Queue}} {
+			if got, err := e.QueueingHintFn(klog.Background(), c.pod, oldObj, newObj); err != nil || got != c.want {
+				t.Errorf("%s for %s: %v (%v), want %v", e.Event.Label(), c.pod.Name, got, err, c.want)
+			}
+		}
+	}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
 	tainted := node.DeepCopy()
 	tainted.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
@@ -121,14 +133,7 @@ func TestCapacityHintsSkipGatedMembers(t *testing.T) {
 		if e.Event.ActionType&fwk.UpdateNodeTaint != 0 {
 			old = tainted // a taint removed: room opened
 		}
-		for _, c := range []struct {
-			pod  *v1.Pod
-			want fwk.QueueingHint
-		}{{gated, fwk.QueueSkip}, {admitted, fwk.Queue}, {plain, fwk.Queue}} {
-			if got, err := e.QueueingHintFn(klog.Background(), c.pod, old, cur); err != nil || got != c.want {
-				t.Errorf("%s for %s: %v (%v), want %v", e.Event.Label(), c.pod.Name, got, err, c.want)
-			}
-		}
+		expect(e, old, cur)
 	}
 	if checked != 2 {
 		t.Fatalf("%d node events registered, want 2", checked)
@@ -139,13 +144,6 @@ func TestCapacityHintsSkipGatedMembers(t *testing.T) {
 		if e.Event.Resource != fwk.AssignedPod || e.Event.ActionType&fwk.Delete == 0 {
 			continue
 		}
-		for _, c := range []struct {
-			pod  *v1.Pod
-			want fwk.QueueingHint
-		}{{gated, fwk.QueueSkip}, {admitted, fwk.Queue}, {plain, fwk.Queue}} {
-			if got, err := e.QueueingHintFn(klog.Background(), c.pod, bound, nil); err != nil || got != c.want {
-				t.Errorf("%s for %s: %v (%v), want %v", e.Event.Label(), c.pod.Name, got, err, c.want)
-			}
-		}
+		expect(e, bound, nil)
 	}
 }
