@@ -8,3 +8,9 @@ func (pl *Planner) FilterMemo() bool { return pl.memo }
 
 // FilterRuns is how many times the passes ran the profile's Filter on a node.
 func (pl *Planner) FilterRuns() int64 { return pl.filterRuns.Load() }
+
+// SetScoreMemo turns the pass's Score memo (scoreMemo) on or off, for comparisons.
+func (pl *Planner) SetScoreMemo(on bool) { pl.scoreMemo = on }
+
+// ScoredNodes is how many nodes the passes ran the profile's Score plugins on.
+func (pl *Planner) ScoredNodes() int64 { return pl.scoredNodes.Load() }

@@ -85,8 +85,14 @@ type Planner struct {
 	memo bool
 	// kept are the verdicts that outlive their pass (passMemo), used with memo.
 	kept passMemo
-	// filterRuns counts the profile's Filter runs of the passes (for tests).
-	filterRuns atomic.Int64
+	// scoreMemo: members alike are not scored again on nodes the pass has not changed
+	// (scoreMemo); scorePlugins are the framework's Score plugins, which decide it per member.
+	scoreMemo    bool
+	scorePlugins []string
+	// filterRuns counts the profile's Filter runs of the passes, scoredNodes the nodes their
+	// Score plugins ran on (for tests).
+	filterRuns  atomic.Int64
+	scoredNodes atomic.Int64
 	// claims reads the members' PersistentVolumeClaims (Plans); nil without an informer
 	// factory, when no member with volume claims is planned.
 	claims corelisters.PersistentVolumeClaimLister
@@ -167,7 +173,10 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	for _, p := range fw.ListPlugins().Filter.Enabled {
 		filters = append(filters, p.Name)
 	}
-	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, volumes: withVolumes, memo: memoAllowed(profile, filters)}
+	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, volumes: withVolumes, memo: memoAllowed(profile, filters), scoreMemo: true}
+	for _, p := range fw.ListPlugins().Score.Enabled {
+		pl.scorePlugins = append(pl.scorePlugins, p.Name)
+	}
 	if f := fw.SharedInformerFactory(); f != nil {
 		pl.claims = f.Core().V1().PersistentVolumeClaims().Lister()
 	}
@@ -412,6 +421,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		group = gangdra.NewGroupCycle()
 	}
 	var memo filterMemo
+	var scores scoreMemo
 	rules, err := pl.memoRules(in)
 	if err != nil {
 		return res, err
@@ -439,8 +449,11 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		takes := pl.takesDevices(pod)
 		var verdicts map[string]*fwk.Status
 		var kept *keptSet
+		var key string
+		if pl.memo || pl.scoreMemo {
+			key = siblingKey(pod, rules)
+		}
 		if pl.memo {
-			key := siblingKey(pod, rules)
 			verdicts = memo.use(key)
 			if keep && key != "" && keepable(pod) {
 				switch {
@@ -478,7 +491,11 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 				return res, fmt.Errorf("PreFilter AddPod of %s for %s: %w", d.info.GetPod().Name, pod.Name, st.AsError())
 			}
 		}
-		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, kept, placed)
+		var scoring *scoreUse
+		if pl.scoreMemo && !takes {
+			scoring = &scoreUse{memo: &scores, key: key}
+		}
+		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, kept, scoring, placed)
 		if err != nil {
 			return res, err
 		}
@@ -509,6 +526,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		c.AddPodInfo(info)
 		copies[c.Node().Name] = c
 		memo.changed(c.Node().Name)
+		scores.changed(c.Node().Name)
 		done = append(done, placedPod{info: info, node: c})
 		placed = append(placed, c)
 		res.Nodes[pod.Name] = c.Node().Name
@@ -527,7 +545,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 // allocation then, for Reserve: it is filtered again, and if it no longer fits (it cannot
 // while the pass holds the snapshot, but the allocator is the judge) the member is placed
 // again without the memo.
-func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, devices bool, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
+func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, devices bool, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, scoring *scoreUse, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
 	reuse := devices && (verdicts != nil || kept != nil) && !pl.allocationScored(pod)
 	for {
 		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, devices, reuse)
@@ -537,7 +555,7 @@ func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 		if len(feasible) == 0 {
 			return nil, Summarize(reasons), nil
 		}
-		best, err := pl.best(ctx, state, pod, feasible, placed, in)
+		best, err := pl.best(ctx, state, pod, feasible, placed, in, scoring)
 		if err != nil {
 			return nil, "", err
 		}
@@ -813,18 +831,39 @@ func (pl *Planner) hasNominated(node string) bool {
 	return pl.nominated && len(pl.fw.NominatedPodsForNode(node)) > 0
 }
 
+// scoreUse is a member's access to the pass's kept raw scores: key is its Filter key
+// (siblingKey), which scoreKey completes once PreScore ran.
+type scoreUse struct {
+	memo *scoreMemo
+	key  string
+}
+
 // best scores the feasible nodes and returns the highest (the first of equals); placed are
-// the nodes of the pass's earlier pods, for the gang plugin's score.
-func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible, placed []fwk.NodeInfo, in gangplugin.PlanInput) (fwk.NodeInfo, error) {
+// the nodes of the pass's earlier pods, for the gang plugin's score; scoring, when not nil,
+// lends the raw scores of members alike (scoreMemo).
+func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible, placed []fwk.NodeInfo, in gangplugin.PlanInput, scoring *scoreUse) (fwk.NodeInfo, error) {
 	if len(feasible) == 1 {
 		return feasible[0], nil
 	}
 	if st := pl.fw.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
 		return nil, fmt.Errorf("PreScore of %s: %w", pod.Name, st.AsError())
 	}
-	scores, st := pl.fw.RunScorePlugins(ctx, state, pod, feasible)
-	if !st.IsSuccess() {
-		return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
+	var raw map[string][]fwk.PluginScore
+	if scoring != nil {
+		raw = scoring.memo.use(scoreKey(pod, scoring.key, pl.scorePlugins, state.GetSkipScorePlugins().Has))
+	}
+	var scores []fwk.NodePluginScores
+	if raw != nil {
+		var err error
+		if scores, err = pl.scoreKept(ctx, state, pod, feasible, raw); err != nil {
+			return nil, err
+		}
+	} else {
+		var st *fwk.Status
+		if scores, st = pl.fw.RunScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+			return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
+		}
+		pl.scoredNodes.Add(int64(len(feasible)))
 	}
 	var gangScore func(fwk.NodeInfo) int64
 	if in.Score != nil {

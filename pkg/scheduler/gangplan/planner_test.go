@@ -237,17 +237,21 @@ func TestPlanCountsEarlierMembersForAffinity(t *testing.T) {
 // (allocations included).
 func BenchmarkPlan(b *testing.B) {
 	for _, tc := range []struct {
-		size int
-		memo bool
-	}{{16, true}, {512, true}, {16, false}, {512, false}} {
+		size            int
+		memo, scoreMemo bool
+	}{{16, true, true}, {512, true, true}, {512, true, false}, {16, false, false}, {512, false, false}} {
 		name := fmt.Sprintf("members=%d/nodes=5000", tc.size)
-		if !tc.memo {
+		switch {
+		case !tc.memo && !tc.scoreMemo:
 			name += "/no-memo"
+		case !tc.scoreMemo:
+			name += "/no-score-memo"
 		}
 		size := tc.size
 		b.Run(name, func(b *testing.B) {
 			pl, in := planner(b, nodes(5000, 8), pods(size, 8))
 			pl.SetFilterMemo(tc.memo)
+			pl.SetScoreMemo(tc.scoreMemo)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -405,6 +409,72 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 			}
 			if (without.Failed == nil) != (with.Failed == nil) || (without.Failed != nil && (without.Failed.Name != with.Failed.Name || without.Reason != with.Reason)) {
 				t.Errorf("outcomes differ: without the memo %v %q, with it %v %q", without.Failed, without.Reason, with.Failed, with.Reason)
+			}
+		})
+	}
+}
+
+// The Score memo changes what a pass costs, not what it decides: on nodes that score apart
+// (every fill, a preferred zone, PreferNoSchedule taints, the members' image on some), a gang
+// of members alike is placed on the same nodes with it as without it, and each node is
+// scored about once instead of once per member (the nodes the members before took, again).
+func TestScoreMemoKeepsThePlan(t *testing.T) {
+	ns := nodes(60, 8)
+	var running []*v1.Pod
+	for i, n := range ns {
+		if used := int64(i % 5 * 2); used > 0 {
+			p := gpuPod(fmt.Sprintf("r-%d", i), used)
+			p.Spec.NodeName = n.Name
+			running = append(running, p)
+		}
+		if i%3 == 0 {
+			n.Labels["zone"] = "a"
+		}
+		if i%7 == 0 {
+			n.Spec.Taints = []v1.Taint{{Key: "busy", Effect: v1.TaintEffectPreferNoSchedule}}
+		}
+		if i%4 == 0 {
+			n.Status.Images = []v1.ContainerImage{{Names: []string{"registry.example.com/llm:v1"}, SizeBytes: 600 << 20}}
+		}
+	}
+	members := func(n int, gpus int64) []*v1.Pod {
+		out := pods(n, gpus)
+		for _, p := range out {
+			p.Spec.Containers[0].Image = "registry.example.com/llm:v1"
+			p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
+				Weight: 50, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		members int
+		gpus    int64
+		dra     bool // the planner runs DynamicResources (it scores the members 0 everywhere)
+	}{{"fits", 24, 2, false}, {"fits, whole nodes", 10, 8, false}, {"does not fit", 80, 6, false}, {"fits, with DRA", 24, 2, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			results := map[bool]gangplugin.PlanResult{}
+			scored := map[bool]int64{}
+			_, in := planner(t, ns, members(tc.members, tc.gpus), running...)
+			for _, memo := range []bool{false, true} {
+				pl := buildPlanner(t, tc.dra)
+				pl.SetScoreMemo(memo)
+				res, err := pl.Plan(context.Background(), in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				results[memo], scored[memo] = res, pl.ScoredNodes()
+			}
+			without, with := results[false], results[true]
+			if fmt.Sprint(without.Nodes) != fmt.Sprint(with.Nodes) {
+				t.Errorf("placements differ:\nwithout the memo %v\nwith it          %v", without.Nodes, with.Nodes)
+			}
+			if (without.Failed == nil) != (with.Failed == nil) || (without.Failed != nil && (without.Failed.Name != with.Failed.Name || without.Reason != with.Reason)) {
+				t.Errorf("outcomes differ: without the memo %v %q, with it %v %q", without.Failed, without.Reason, with.Failed, with.Reason)
+			}
+			// Each node once, and each placed member's node once more.
+			if limit := int64(len(ns) + len(with.Nodes)); scored[true] > limit || scored[true] >= scored[false] {
+				t.Errorf("nodes scored: %d with the memo (at most %d), %d without", scored[true], limit, scored[false])
 			}
 		})
 	}
