@@ -61,7 +61,8 @@ type PreemptionResult struct {
 func runPreemption(t *testing.T, root string, cfg Config, wl PreemptionWorkload) PreemptionResult {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir, remove := runDir(t)
+	defer remove()
 	cluster, kube, client := startCluster(t, root, dir)
 	defer cluster.Stop()
 	for name, v := range map[string]int32{"perf-low": 100, "perf-high": 1000} {

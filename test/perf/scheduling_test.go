@@ -162,12 +162,27 @@ func binDir(root string) string {
 	return filepath.Join(root, "bin")
 }
 
+// runDir returns a directory for one run's control plane (etcd's data, the logs) and removes
+// it when the run returns (the cluster stopped first: defer remove before cluster.Stop).
+// `make perf` starts about a hundred control planes, and t.TempDir keeps each until the whole
+// test ends: 8.5 GB of etcd data, which filled the disk and stopped etcd late in a run
+// (2026-12-07).
+func runDir(t *testing.T) (string, func()) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "phalanx-perf-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, func() { _ = os.RemoveAll(dir) }
+}
+
 // runScheduling starts a fresh control plane, creates the nodes and the pods (and their gang
 // objects), then starts the scheduler and records every bind.
 func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir, remove := runDir(t)
+	defer remove()
 	cluster, kube, client := startCluster(t, root, dir, localcluster.WorkloadAPIArgs...)
 	defer cluster.Stop()
 	if err := createNodes(ctx, kube, wl.Nodes); err != nil {
