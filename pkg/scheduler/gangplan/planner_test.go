@@ -369,20 +369,27 @@ func TestPlanScoreSeesEarlierMembers(t *testing.T) {
 	}
 }
 
+// filledNodes returns n nodes of 8 GPUs of every fill (0, 2, 4, 6 or 8 GPUs taken, by turns)
+// and the running pods that fill them.
+func filledNodes(n int) ([]*v1.Node, []*v1.Pod) {
+	ns := nodes(n, 8)
+	var running []*v1.Pod
+	for i, node := range ns {
+		if used := int64(i % 5 * 2); used > 0 {
+			p := gpuPod(fmt.Sprintf("r-%d", i), used)
+			p.Spec.NodeName = node.Name
+			running = append(running, p)
+		}
+	}
+	return ns, running
+}
+
 // The Filter memo changes what a pass costs, not what it decides: a gang of members alike on
 // nodes of every fill (some full, some with room for one or two members) is placed on the
 // same nodes with the memo as without it, and a gang that does not fit fails on the same
 // member for the same reasons.
 func TestFilterMemoKeepsThePlan(t *testing.T) {
-	ns := nodes(60, 8)
-	var running []*v1.Pod
-	for i, n := range ns {
-		if used := int64(i % 5 * 2); used > 0 {
-			p := gpuPod(fmt.Sprintf("r-%d", i), used)
-			p.Spec.NodeName = n.Name
-			running = append(running, p)
-		}
-	}
+	ns, running := filledNodes(60)
 	for _, tc := range []struct {
 		name    string
 		members int
@@ -419,14 +426,8 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 // of members alike is placed on the same nodes with it as without it, and each node is
 // scored about once instead of once per member (the nodes the members before took, again).
 func TestScoreMemoKeepsThePlan(t *testing.T) {
-	ns := nodes(60, 8)
-	var running []*v1.Pod
+	ns, running := filledNodes(60)
 	for i, n := range ns {
-		if used := int64(i % 5 * 2); used > 0 {
-			p := gpuPod(fmt.Sprintf("r-%d", i), used)
-			p.Spec.NodeName = n.Name
-			running = append(running, p)
-		}
 		if i%3 == 0 {
 			n.Labels["zone"] = "a"
 		}
