@@ -23,26 +23,30 @@ import (
 // claim shared between members or allocated already, devices that are not node-local.
 // siblingKey is empty, and nothing is kept, for such a member. Members' own claims by name
 // (one claim per member) weigh by their specs.
-type filterMemo struct {
-	key     string
-	verdict map[string]*fwk.Status
+type filterMemo = alikeMemo[*fwk.Status]
+
+// alikeMemo is what a pass keeps per node for the members alike of one key (filterMemo's
+// verdicts, scoreMemo's raw scores), forgotten for a node a member is placed on.
+type alikeMemo[T any] struct {
+	key    string
+	byNode map[string]T
 }
 
-// use returns the verdicts kept for members of key ("": none kept), starting afresh when the
+// use returns what is kept for members of key ("": nothing kept), starting afresh when the
 // member is not alike the last one.
-func (m *filterMemo) use(key string) map[string]*fwk.Status {
+func (m *alikeMemo[T]) use(key string) map[string]T {
 	if key == "" {
-		m.key, m.verdict = "", nil
+		m.key, m.byNode = "", nil
 		return nil
 	}
-	if key != m.key || m.verdict == nil {
-		m.key, m.verdict = key, map[string]*fwk.Status{}
+	if key != m.key || m.byNode == nil {
+		m.key, m.byNode = key, map[string]T{}
 	}
-	return m.verdict
+	return m.byNode
 }
 
-// changed forgets the verdicts of node: a member of the pass was placed on it.
-func (m *filterMemo) changed(node string) { delete(m.verdict, node) }
+// changed forgets what is kept for node: a member of the pass was placed on it.
+func (m *alikeMemo[T]) changed(node string) { delete(m.byNode, node) }
 
 // passMemo keeps Filter verdicts beyond their pass, for the members alike of the next gangs
 // (siblingKey): a verdict holds while the node's generation in the scheduler's snapshot is the

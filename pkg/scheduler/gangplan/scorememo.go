@@ -31,26 +31,7 @@ import (
 // neither does one whose score depends on where the pass put the members before it:
 // preferred pod affinity, soft topology spreading, devices, volumes to be bound (their
 // plugins score the members that have none alike on every node, or are skipped for them).
-type scoreMemo struct {
-	key string
-	raw map[string][]fwk.PluginScore
-}
-
-// use returns the raw scores kept for members of key ("": none kept), starting afresh when the
-// member is not alike the last one.
-func (m *scoreMemo) use(key string) map[string][]fwk.PluginScore {
-	if key == "" {
-		m.key, m.raw = "", nil
-		return nil
-	}
-	if key != m.key || m.raw == nil {
-		m.key, m.raw = key, map[string][]fwk.PluginScore{}
-	}
-	return m.raw
-}
-
-// changed forgets node's scores: a member of the pass was placed on it.
-func (m *scoreMemo) changed(node string) { delete(m.raw, node) }
+type scoreMemo = alikeMemo[[]fwk.PluginScore]
 
 // localScores are the Score plugins whose raw score of a node reads only the pod, the node,
 // and what their PreScore computed from the pod over the snapshot: ImageLocality counts the
