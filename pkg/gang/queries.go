@@ -151,6 +151,22 @@ type QueueKey struct {
 func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.sortKeyLocked(pod)
+}
+
+// SortKeys is SortKey of each of pods under one read of the store (the queue order checking
+// the queued members of a gang that changed); ok[i] is SortKey's ok for pods[i].
+func (s *Store) SortKeys(pods []*v1.Pod) (keys []QueueKey, ok []bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys, ok = make([]QueueKey, len(pods)), make([]bool, len(pods))
+	for i, pod := range pods {
+		keys[i], ok[i] = s.sortKeyLocked(pod)
+	}
+	return keys, ok
+}
+
+func (s *Store) sortKeyLocked(pod *v1.Pod) (QueueKey, bool) {
 	k, e, m := s.memberLocked(pod)
 	if k == (Key{}) {
 		return QueueKey{}, false

@@ -61,6 +61,14 @@ var (
 		Help:           "Per-pod Scheduled events not written for gang members placed with their quorum (the gang's Scheduled event names every member and node).",
 		StabilityLevel: metrics.ALPHA,
 	})
+	// QueueResorts counts queued gang members re-sorted in the scheduling queue because their
+	// class changed while they waited (a lost member made an extra needed, a gang's priority
+	// changed).
+	QueueResorts = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: namespace, Name: "queue_resorts_total",
+		Help:           "Queued gang members moved to their new place in the scheduling queue after their class (needed for the gang's minimum or extra, priority) changed while they waited.",
+		StabilityLevel: metrics.ALPHA,
+	})
 	// PermitRejections counts members released from Permit or refused there, by reason.
 	PermitRejections = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: namespace, Name: "permit_rejections_total",
@@ -187,7 +195,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, MembersBoundWithGang, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, MembersBoundWithGang, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, QueueResorts, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
 			ReservationBlockedPods, ExtrasHeld, PreferredPackingFallbacks, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/gangcycle"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/memberevents"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/resort"
 )
 
 // SetupOptions are Phalanx's additions to kube-scheduler's set-up.
@@ -97,6 +98,9 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	if err != nil {
 		return nil, nil, err
 	}
+	// Queued gang members whose class changes (a lost member makes an extra needed) are
+	// re-sorted in the scheduler's queue (pkg/scheduler/resort).
+	so.Runtime.SetResorter(resort.New(ctx, sched))
 	switch why := gangcycle.Usable(sched); {
 	case so.MemberCycles:
 		klog.FromContext(ctx).Info("Gang members are placed in cycles of their own (--member-cycles)")

@@ -28,8 +28,9 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 			}
 			if spec, ok := p.opts.ToSpec(obj); ok {
 				p.forgetSpec(spec.Key)
-				p.holdReleased(spec.Key) // unless its hold lingers (a gang deleted to be made again)
-				p.wakeHeld(spec.Key)     // a gang without object holds no extras
+				p.classMayChange(spec.Key) // no spec, no minimum to exceed
+				p.holdReleased(spec.Key)   // unless its hold lingers (a gang deleted to be made again)
+				p.wakeHeld(spec.Key)       // a gang without object holds no extras
 				// Its writer finds the object gone and forgets what it kept for it (the
 				// Warning limiter, the settler); without this they stayed for every gang
 				// deleted while no write of it was queued.
@@ -48,6 +49,7 @@ func (p *Adapter) onGang(obj any) {
 	}
 	p.status.Enqueue(spec.Key)
 	if p.recordSpec(spec) {
+		p.classMayChange(spec.Key) // its minimums, priority or creation may have changed
 		logger := klog.Background()
 		p.activate(logger, spec.Key)
 		p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
@@ -75,6 +77,7 @@ func (p *Adapter) PodHandlers() cache.ResourceEventHandler {
 				}
 				if k, ok := p.keyOf(pod); ok {
 					p.forgetPod(pod)
+					p.classMayChange(k) // a bound member gone: its gang may lack it again
 					p.status.Enqueue(k)
 					if pod.Spec.NodeName == "" {
 						// A pending member gone may be one its gang's extras waited for
@@ -110,6 +113,7 @@ func (p *Adapter) onPodMoved(oldObj, obj any) {
 		return
 	}
 	p.store.MovedPod(old)
+	p.classMayChange(ko)
 	p.status.Enqueue(ko)
 }
 
@@ -123,6 +127,7 @@ func (p *Adapter) onPod(obj any) {
 		return
 	}
 	wake := p.observePod(pod)
+	p.classMayChange(k) // a new pending member takes a rank, a bound one counts for the minimum
 	if pod.Spec.NodeName == "" && len(pod.Spec.SchedulingGates) == 0 {
 		// What PreEnqueue decides for this member, recorded as the gang's wait for its status
 		// (PreEnqueue itself writes nothing).
@@ -225,10 +230,18 @@ func (p *Adapter) forgetPod(pod *v1.Pod) { p.store.DeletePod(pod) }
 func (p *Adapter) establish(k gang.Key) bool { return p.store.Establish(k) }
 
 // assumed records that Reserve gave the member a node.
+// The queue order is not told: the members a gang places are those its minimum needs first,
+// which leaves its other members' classes as they were (a pass of a gang of 512 would have it
+// check the gang's queued members at each member's Reserve).
 func (p *Adapter) assumed(pod *v1.Pod, node string) { p.store.Assume(pod, node) }
 
-// unassumed drops the member's assumed node (Unreserve).
-func (p *Adapter) unassumed(pod *v1.Pod) { p.store.Forget(pod) }
+// unassumed drops the member's assumed node (Unreserve): its gang lacks it again.
+func (p *Adapter) unassumed(pod *v1.Pod) {
+	p.store.Forget(pod)
+	if k, ok := p.keyOf(pod); ok {
+		p.classMayChange(k)
+	}
+}
 
 // bound records a successful bind (PostBind); true when it completed the quorum.
 func (p *Adapter) bound(pod *v1.Pod, node string) bool { return p.store.MarkBound(pod, node) }

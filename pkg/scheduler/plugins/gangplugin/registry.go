@@ -34,6 +34,8 @@ type Runtime struct {
 	// gangClient, when set, is the client of the gang kinds (PodGangs, PodGroups) instead of
 	// one made from each profile's kubeconfig.
 	gangClient versioned.Interface
+	// resorter re-sorts queued pods whose class changed (nil: none).
+	resorter Resorter
 }
 
 // profile is one scheduler profile's share of the Runtime.
@@ -46,6 +48,8 @@ type profile struct {
 	// kaiEvents: the profile's pods are told they do not fit in KAI's words
 	// (PodGangArgs.KAIEventProfiles).
 	kaiEvents bool
+	// queueOrder is told of the gangs the feed changed (QueueOrder).
+	queueOrder QueueOrder
 }
 
 // NewRuntime returns the Runtime of one scheduler.

@@ -36,7 +36,8 @@ const Event fwk.EventResource = "podgangs.v1alpha1.scheduler.grove.io"
 // Plugin is the PodGang plugin.
 type Plugin struct {
 	*gangplugin.Adapter
-	queued *queueKeys
+	queued  *queueKeys
+	reorder *reorder
 	// checking are the PodGangs being read after a departure (confirmDepartures); again, those
 	// that lost another member meanwhile, to be read once more (the read in flight may predate
 	// the reservation written for that member).
@@ -85,7 +86,11 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, rt *gangpl
 	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt,
 		Name: Name, Kind: gang.KindPodGang, PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(),
 		GangEvent: Event, ToSpec: toSpec,
-	}), queued: newQueueKeys(), checking: map[gang.Key]bool{}, again: map[gang.Key]bool{}}
+	}), queued: newQueueKeys(), reorder: newReorder(), checking: map[gang.Key]bool{}, again: map[gang.Key]bool{}}
+	// The profile's queue order is this plugin's Less: the feed tells it of changed gangs,
+	// whose queued members it re-sorts in the scheduler's queue (reorder.go).
+	rt.SetQueueOrder(h, p)
+	go p.runReorder(ctx, rt.Resorter)
 	// A bound member that leaves while no reservation of its gang holds keeps its capacity
 	// held until the gang object, read from the API server, shows that no reservation is
 	// on its way (the PodGang watch may deliver it after the member's deletion).
@@ -180,6 +185,14 @@ func decodeArgs(obj runtime.Object) (config.PodGangArgs, error) {
 
 // Name returns the plugin name.
 func (p *Plugin) Name() string { return Name }
+
+// PreFilter is the gang plugins' PreFilter (gangplugin.Adapter.PreFilter); the pod has left
+// the queue (popped, or taken by the gang's cycle), so its queue key goes: a failed attempt
+// queues it again with a new key, and the key of a pod out of the queue is not re-sorted.
+func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	p.queued.forget(pod.UID)
+	return p.Adapter.PreFilter(ctx, state, pod, nodes)
+}
 
 // Filter keeps pods off capacity held for the replacements of another PodGang's members
 // (annotation phalanx.dev/reservation, for reservationHoldSeconds).
