@@ -151,7 +151,7 @@ type QueueKey struct {
 func (s *Store) SortKey(pod *v1.Pod) (QueueKey, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.sortKeyLocked(pod)
+	return s.sortKeyLocked(pod, nil)
 }
 
 // SortKeys is SortKey of each of pods under one read of the store (the queue order checking
@@ -160,13 +160,50 @@ func (s *Store) SortKeys(pods []*v1.Pod) (keys []QueueKey, ok []bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	keys, ok = make([]QueueKey, len(pods)), make([]bool, len(pods))
+	ranks := map[groupOfGang]groupRanks{}
 	for i, pod := range pods {
-		keys[i], ok[i] = s.sortKeyLocked(pod)
+		keys[i], ok[i] = s.sortKeyLocked(pod, ranks)
 	}
 	return keys, ok
 }
 
-func (s *Store) sortKeyLocked(pod *v1.Pod) (QueueKey, bool) {
+// groupOfGang is one podgroup of one gang entry.
+type groupOfGang struct {
+	e     *entry
+	group int
+}
+
+// groupRanks is what extraLocked derives for a podgroup's members, once for all of them: how
+// many members it lacks for its minimum and each pending member's rank (extraLocked's order).
+type groupRanks struct {
+	lack int
+	rank map[*member]int
+}
+
+func ranksLocked(e *entry, group int) groupRanks {
+	var pending []*member
+	for _, o := range e.members {
+		if o.Group == group && !o.Surge && o.State == Pending {
+			pending = append(pending, o)
+		}
+	}
+	sort.Slice(pending, func(a, b int) bool {
+		if pending[a].Index != pending[b].Index {
+			return pending[a].Index < pending[b].Index
+		}
+		return pending[a].pod.Name < pending[b].pod.Name
+	})
+	r := groupRanks{lack: int(e.spec.PodGroups[group].MinReplicas - count(e, group, true)), rank: make(map[*member]int, len(pending))}
+	for i, o := range pending {
+		r.rank[o] = i
+	}
+	return r
+}
+
+// sortKeyLocked is SortKey; ranks (nil: none) keeps the podgroups' ranks across the calls
+// of one read, for members of one gang checked together (extraLocked alone is linear in the
+// gang's members, and a gang's members checked one by one cost the square).
+func (s *Store) sortKeyLocked(pod *v1.Pod, ranks map[groupOfGang]groupRanks) (QueueKey, bool) {
 	k, e, m := s.memberLocked(pod)
 	if k == (Key{}) {
 		return QueueKey{}, false
@@ -178,9 +215,18 @@ func (s *Store) sortKeyLocked(pod *v1.Pod) (QueueKey, bool) {
 			q.Priority = *e.spec.Priority
 		}
 	}
-	if m != nil {
+	switch {
+	case m != nil && ranks != nil && !m.Surge && m.State == Pending && e.spec != nil && m.Group >= 0 && m.Group < len(e.spec.PodGroups):
+		g := groupOfGang{e, m.Group}
+		r, found := ranks[g]
+		if !found {
+			r = ranksLocked(e, m.Group)
+			ranks[g] = r
+		}
+		q.Index, q.Extra = m.Index, r.lack <= 0 || r.rank[m] >= r.lack
+	case m != nil:
 		q.Index, q.Extra = m.Index, extraLocked(e, m)
-	} else {
+	default:
 		q.Index, q.Extra = MemberIndex(pod), s.membership.IsSurge(pod)
 	}
 	return q, true

@@ -339,6 +339,20 @@ func TestDeficitPodsAgreeWithQueueKeys(t *testing.T) {
 				t.Fatalf("%s: queue extra %v, planner's deficit %v", p.Name, q.Extra, deficit[p.Name])
 			}
 		}
+		sortKeysAgree(t, s, pods)
+	}
+}
+
+// sortKeysAgree fails t unless SortKeys (one read, ranks kept across the pods) gives each pod
+// the key SortKey gives it alone.
+func sortKeysAgree(t *testing.T, s *Store, pods []*v1.Pod) {
+	t.Helper()
+	keys, oks := s.SortKeys(pods)
+	for i, p := range pods {
+		q, ok := s.SortKey(p)
+		if ok != oks[i] || q.Extra != keys[i].Extra || q.Index != keys[i].Index || q.Name != keys[i].Name || q.Priority != keys[i].Priority || !q.Created.Equal(keys[i].Created) {
+			t.Errorf("%s: SortKeys %+v %v, SortKey %+v %v", p.Name, keys[i], oks[i], q, ok)
+		}
 	}
 }
 
@@ -374,6 +388,14 @@ func TestQueueKeyExtra(t *testing.T) {
 			t.Errorf("base-w-%d, above the minimum of an established gang, is not an extra", i)
 		}
 	}
+	var all []*v1.Pod
+	for i := 0; i < 5; i++ {
+		all = append(all, pod("base", "w", i))
+	}
+	for i := 0; i < 3; i++ {
+		all = append(all, pod("scaled", "w", i))
+	}
+	sortKeysAgree(t, s, append(all, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}))
 	for i, want := range []bool{false, false, true} {
 		if got := extra(pod("scaled", "w", i)); got != want {
 			t.Errorf("scaled-w-%d of a gang not yet placed: extra %v, want %v", i, got, want)
@@ -393,6 +415,7 @@ func TestQueueKeyExtra(t *testing.T) {
 			t.Errorf("base-w-%d of an established gang lacking one member: extra %v, want %v", i, got, want)
 		}
 	}
+	sortKeysAgree(t, s, append(all, pod("base", "w", 7, surge)))
 	// A scaled member is assumed: the fresh gang lacks one more, its next pending member.
 	s.Assume(pod("scaled", "w", 0), "node-9")
 	for i, want := range []bool{false, false, true} {
@@ -400,6 +423,7 @@ func TestQueueKeyExtra(t *testing.T) {
 			t.Errorf("scaled-w-%d with scaled-w-0 assumed: extra %v, want %v", i, got, want)
 		}
 	}
+	sortKeysAgree(t, s, all)
 }
 
 // The gang's phase follows establishment and running members.

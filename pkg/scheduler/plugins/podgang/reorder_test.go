@@ -24,7 +24,7 @@ func (h *handle) SharedDRAManager() fwk.SharedDRAManager { return nil }
 
 // newQueuedPlugin is a plugin on a Runtime, registered as its profile's queue order, and a
 // scheduling queue (kube-scheduler's own) sorted by the plugin's Less.
-func newQueuedPlugin(t *testing.T) (*Plugin, *internalqueue.PriorityQueue, gangplugin.Resorter) {
+func newQueuedPlugin(t testing.TB) (*Plugin, *internalqueue.PriorityQueue, gangplugin.Resorter) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -140,4 +140,29 @@ func TestResortLeavesPodsThatLeftTheQueue(t *testing.T) {
 	if moved := pl.reorderChanged(klog.Background(), resorter); moved != 1 {
 		t.Errorf("%d re-sorted, want base-2", moved)
 	}
+}
+
+// BenchmarkReorderCheck: the worker's check of one changed gang of 512 members, all waiting in
+// the queue with a key and none of whose class changed (the gang's worst case: every member
+// is read, nothing moves). Reported per member.
+func BenchmarkReorderCheck(b *testing.B) {
+	pl, _, resorter := newQueuedPlugin(b)
+	const n = 512
+	pl.Store().SetSpec(oneGroup("big", n, time.Unix(1000, 0)))
+	for i := 0; i < n; i++ {
+		p := member("big", i)
+		pl.Store().UpsertPod(p)
+		pl.queueKey(queued(b, p, 0, time.Unix(2000, 0)), p)
+	}
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "big"}
+	logger := klog.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pl.GangChanged(k)
+		if moved := pl.reorderChanged(logger, resorter); moved != 0 {
+			b.Fatalf("%d moved", moved)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/member")
 }
