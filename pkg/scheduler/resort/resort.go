@@ -54,14 +54,24 @@ func NewForQueue(ctx context.Context, queue internalqueue.SchedulingQueue, assum
 //
 // The queue's Update with the pod it holds (no change of the pod) re-sorts it without
 // requeueing: in the active or back-off queue it is fixed in place; the timestamp check
-// keeps pods in the unschedulable pool, where an update would run QueueingHints, out.
+// keeps pods in the unschedulable pool, where an update would run QueueingHints, out (a pod
+// gets there only through a pop and a failed attempt, which stamps it anew).
+//
+// GetPod hands out the queue's own entry; its fields are read once, at once, outside the
+// queue's lock (the queue offers no copy). The scheduler writes them only when it pops the
+// pod and queues it again; a pod popped between GetPod and Update is in flight there, and
+// Update records it as an event of its attempt instead of re-sorting it.
 func (q *Queue) Resort(pod *v1.Pod, queued time.Time) bool {
 	info, ok := q.queue.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
-	switch {
-	case !ok, info.Pod.UID != pod.UID, !info.Timestamp.Equal(queued), info.Gated(),
-		info.Pod.Spec.NodeName != "", info.Pod.DeletionTimestamp != nil, q.assumed(info.Pod):
+	if !ok {
 		return false
 	}
-	q.queue.Update(q.ctx, info.Pod, info.Pod)
+	held, stamp, gated := info.Pod, info.Timestamp, info.Gated()
+	switch {
+	case held.UID != pod.UID, !stamp.Equal(queued), gated,
+		held.Spec.NodeName != "", held.DeletionTimestamp != nil, q.assumed(held):
+		return false
+	}
+	q.queue.Update(q.ctx, held, held)
 	return true
 }
