@@ -272,6 +272,9 @@ func (e *Env) NewNamespace(t testing.TB) string {
 		t.Fatalf("creating namespace: %v", err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() {
+			e.dumpNamespace(t, name)
+		}
 		_ = e.Kube.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{})
 		_ = e.Phalanx.SchedulerV1alpha1().PodGangs(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 		_ = e.Phalanx.SchedulingV1alpha1().PodGroups(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
