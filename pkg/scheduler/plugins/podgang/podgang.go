@@ -194,6 +194,15 @@ func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	return p.Adapter.PreFilter(ctx, state, pod, nodes)
 }
 
+// Reserve is the gang plugins' Reserve (gangplugin.Adapter.Reserve). The pod's queue key goes
+// again: a member the gang's cycle takes runs PreFilter while it still sits in the queue, and
+// the queue's comparisons until it is taken out give it a key anew, which the re-sort check
+// would read at every event of its gang until the member is bound.
+func (p *Plugin) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
+	p.queued.forget(pod.UID)
+	return p.Adapter.Reserve(ctx, state, pod, node)
+}
+
 // Filter keeps pods off capacity held for the replacements of another PodGang's members
 // (annotation phalanx.dev/reservation, for reservationHoldSeconds).
 func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
