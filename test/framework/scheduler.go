@@ -5,16 +5,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/pkg/admission"
@@ -49,6 +54,8 @@ type Phalanx struct {
 	// ControllerOptions, when set, replace the tests' controller options (2 workers, QPS 100,
 	// burst 200), e.g. with server.DefaultControllerOptions() to measure the binary's defaults.
 	ControllerOptions *server.ControllerOptions
+	// PluginArgs adds, to every profile of the default config, plugin name -> args (JSON).
+	PluginArgs map[string]string
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -72,6 +79,9 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 		var err error
 		if config, err = scheduler.DefaultConfig(scheduler.ConfigOptions{Kubeconfig: e.phalanxKubeconfig(), ReservationHold: p.ReservationHold, ExtraHold: p.ExtraHold,
 			SchedulerNames: p.SchedulerNames, KAIEventProfiles: p.KAIEventProfiles}); err != nil {
+			t.Fatal(err)
+		}
+		if config, err = withPluginArgs(config, p.PluginArgs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,4 +197,21 @@ func schedulerVerbosity() string {
 		return v
 	}
 	return "2"
+}
+
+// withPluginArgs adds args (plugin name -> JSON) to every profile of config.
+func withPluginArgs(config []byte, args map[string]string) ([]byte, error) {
+	if len(args) == 0 {
+		return config, nil
+	}
+	cfg := configv1.KubeSchedulerConfiguration{}
+	if err := yaml.UnmarshalStrict(config, &cfg); err != nil {
+		return nil, fmt.Errorf("reading the default config: %w", err)
+	}
+	for i := range cfg.Profiles {
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: []byte(args[name])}})
+		}
+	}
+	return yaml.Marshal(&cfg)
 }

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/component-base/metrics/testutil"
+	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
@@ -88,5 +91,53 @@ func TestSchedulerBindsToFakeGPUNode(t *testing.T) {
 	}
 	if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
 		t.Errorf("9-GPU pod: node %q phase %s, want unbound and Pending", p.Spec.NodeName, p.Status.Phase)
+	}
+}
+
+// Pods of no gang in phalanx-scheduler's profile are batched as kube-scheduler batches them
+// (opportunistic batching, KEP-5598): the framework batches a profile's pods only when each of
+// its Filter and Score plugins signs them, and the gang plugins did not, so every pod was
+// scheduled from scratch. PodTopologySpread signs no pod while it has default constraints (the
+// system's, in the default profile too), so the profile here has none, as a cluster that
+// turns default spreading off. Pods alike, queued before the scheduler starts and one per
+// node, are popped one after the other: the later ones take the node the batch hints.
+func TestPlainPodsBatched(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	const n = 12
+	env.AddNodes(t, localcluster.NodeShape{Prefix: "batch", Count: n, GPUs: 8, CPU: "64", Memory: "512Gi"})
+	schedmetrics.Register() // once per process; the scheduler started below registers the same
+	hints := schedmetrics.BatchAttemptStats.WithLabelValues(scheduler.SchedulerName, schedmetrics.BatchAttemptHintUsed)
+	before, err := testutil.GetCounterMetricValue(hints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, gpuPod(ns, fmt.Sprintf("plain-%d", i), 8), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.StartPhalanx(t, framework.Phalanx{PluginArgs: map[string]string{"PodTopologySpread": `{"defaultingType":"List"}`}})
+	framework.Eventually(t, 60*time.Second, "every plain pod bound", func(ctx context.Context) (bool, error) {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				return false, fmt.Errorf("%s not bound", p.Name)
+			}
+		}
+		return len(pods.Items) == n, nil
+	})
+	after, err := testutil.GetCounterMetricValue(hints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pods, %.0f placed on the node their batch hinted", n, after-before)
+
+	if after-before < 1 {
+		t.Errorf("no pod of %d alike was placed from a batch hint: the profile does not batch pods of no gang", n)
 	}
 }

@@ -57,6 +57,7 @@ var (
 	_ fwk.PermitPlugin      = &Plugin{}
 	_ fwk.PostBindPlugin    = &Plugin{}
 	_ fwk.EnqueueExtensions = &Plugin{}
+	_ fwk.SignPlugin        = &Plugin{}
 )
 
 // New returns the plugin's factory for the scheduler whose gang plugins share rt. The factory

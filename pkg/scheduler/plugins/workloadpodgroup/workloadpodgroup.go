@@ -49,6 +49,7 @@ var (
 	_ fwk.PermitPlugin      = &Plugin{}
 	_ fwk.PostBindPlugin    = &Plugin{}
 	_ fwk.EnqueueExtensions = &Plugin{}
+	_ fwk.SignPlugin        = &Plugin{}
 )
 
 // ErrInTreeWorkload is returned by New when kube-scheduler's own pod-group cycle is on in
