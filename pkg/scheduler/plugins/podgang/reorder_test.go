@@ -48,6 +48,24 @@ func newQueuedPlugin(t testing.TB) (*Plugin, *internalqueue.PriorityQueue, gangp
 	return p, q, resort.NewForQueue(ctx, q, nil)
 }
 
+// baseAndYoungQueued is newQueuedPlugin with two gangs: base, established (minimum 2, 2 of
+// its 3 members bound: placed), and young, created after it; base-2 (an extra) and young-0 (a
+// needed member) are in the queue, young-0 returned.
+func baseAndYoungQueued(t *testing.T) (*Plugin, *internalqueue.PriorityQueue, gangplugin.Resorter, *v1.Pod, []*v1.Pod) {
+	t.Helper()
+	pl, q, resorter := newQueuedPlugin(t)
+	t0 := time.Now().Add(-time.Hour)
+	pending, placed := establishedGang(pl, "base", 2, t0, 3, 2)
+	pl.Store().SetSpec(oneGroup("young", 2, t0.Add(time.Minute)))
+	young := member("young", 0)
+	young.Spec.Priority = ptr.To[int32](0)
+	pending[0].Spec.Priority = ptr.To[int32](0)
+	pl.Store().UpsertPod(young)
+	q.Add(context.Background(), pending[0])
+	q.Add(context.Background(), young)
+	return pl, q, resorter, young, placed
+}
+
 func popName(t *testing.T, q *internalqueue.PriorityQueue) string {
 	t.Helper()
 	e, err := q.Pop(klog.Background())
@@ -67,18 +85,7 @@ func popName(t *testing.T, q *internalqueue.PriorityQueue) string {
 // re-sort the heap keeps base-2 behind young-0 (the last case).
 func TestQueuedMemberResortedWhenItsClassChanges(t *testing.T) {
 	for _, resorted := range []bool{true, false} {
-		pl, q, resorter := newQueuedPlugin(t)
-		s := pl.Store()
-		t0 := time.Now().Add(-time.Hour)
-		pending, placed := establishedGang(pl, "base", 2, t0, 3, 2)
-		s.SetSpec(oneGroup("young", 2, t0.Add(time.Minute)))
-		young := member("young", 0)
-		young.Spec.Priority = ptr.To[int32](0)
-		pending[0].Spec.Priority = ptr.To[int32](0)
-		s.UpsertPod(young)
-		ctx := context.Background()
-		q.Add(ctx, pending[0])
-		q.Add(ctx, young)
+		pl, q, resorter, young, placed := baseAndYoungQueued(t)
 		if n := pl.queued.len(); n != 2 {
 			t.Fatalf("%d queue keys after both were pushed, want 2", n)
 		}
@@ -108,16 +115,8 @@ func TestQueuedMemberResortedWhenItsClassChanges(t *testing.T) {
 // A popped pod's key goes at PreFilter (it left the queue); a pod that was queued again
 // meanwhile is not re-sorted under its old key.
 func TestResortLeavesPodsThatLeftTheQueue(t *testing.T) {
-	pl, q, resorter := newQueuedPlugin(t)
-	s := pl.Store()
-	t0 := time.Now().Add(-time.Hour)
-	pending, placed := establishedGang(pl, "base", 2, t0, 3, 2)
-	s.SetSpec(oneGroup("young", 2, t0.Add(time.Minute)))
-	young := member("young", 0)
-	s.UpsertPod(young)
+	pl, q, resorter, young, placed := baseAndYoungQueued(t)
 	ctx := context.Background()
-	q.Add(ctx, pending[0])
-	q.Add(ctx, young)
 	popped := popName(t, q)
 	pl.PreFilter(ctx, framework.NewCycleState(), young, nil)
 	if popped != "young-0" {
