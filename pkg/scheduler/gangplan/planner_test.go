@@ -9,10 +9,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
@@ -118,6 +120,23 @@ func buildPlannerOn(tb testing.TB, withDRA bool, objects ...runtime.Object) (*ga
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
+	if dra != nil {
+		// The claims' assume cache is fed by an informer handler, which the informers' sync
+		// does not wait for: wait until it holds every claim given (a plan right after the
+		// sync found no claim once).
+		for _, o := range objects {
+			c, ok := o.(*resourceapi.ResourceClaim)
+			if !ok {
+				continue
+			}
+			if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+				_, err := dra.ResourceClaims().Get(c.Namespace, c.Name)
+				return err == nil, nil
+			}); err != nil {
+				tb.Fatalf("the DRA manager never held claim %s/%s: %v", c.Namespace, c.Name, err)
+			}
+		}
+	}
 	return pl, kube, dra
 }
 

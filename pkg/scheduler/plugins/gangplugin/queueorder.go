@@ -41,20 +41,12 @@ func (r *Runtime) Resorter() Resorter {
 
 // SetQueueOrder registers the queue order of the profile of h (nil: none).
 func (r *Runtime) SetQueueOrder(h fwk.Handle, o QueueOrder) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		p.queueOrder = o
-	}
+	r.onProfile(h, func(p *profile) { p.queueOrder = o })
 }
 
-func (r *Runtime) queueOrderOf(h fwk.Handle) QueueOrder {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		return p.queueOrder
-	}
-	return nil
+func (r *Runtime) queueOrderOf(h fwk.Handle) (o QueueOrder) {
+	r.onProfile(h, func(p *profile) { o = p.queueOrder })
+	return o
 }
 
 // classMayChange tells the profile's queue order that gang k changed in the store.

@@ -141,11 +141,15 @@ func (r *Runtime) profileNamed(name string) *profile {
 
 // SetKAIEvents records that a profile's unschedulable pods get KAI's Unschedulable event in
 // place of FailedScheduling (PodGangArgs.KAIEventProfiles); call after SharedStore.
-func (r *Runtime) SetKAIEvents(h fwk.Handle) {
+func (r *Runtime) SetKAIEvents(h fwk.Handle) { r.onProfile(h, func(p *profile) { p.kaiEvents = true }) }
+
+// onProfile runs f on the share of the Runtime of h's profile, under the Runtime's lock;
+// nothing when the profile has none (no gang plugin made its store, or its scheduler ended).
+func (r *Runtime) onProfile(h fwk.Handle, f func(*profile)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p := r.profiles[h]; p != nil {
-		p.kaiEvents = true
+		f(p)
 	}
 }
 
@@ -161,41 +165,25 @@ func (r *Runtime) KAIEventsForProfile(name string) bool {
 // SetPlanner gives the gang plugins of a profile their planner (nil removes it). Until a
 // profile has one, its gangs are placed member by member, each member's cycle on its own.
 func (r *Runtime) SetPlanner(h fwk.Handle, pl Planner) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		p.planner = pl
-	}
+	r.onProfile(h, func(p *profile) { p.planner = pl })
 }
 
 // PlannerOf returns the planner of a profile, nil when it has none (surge admission asks it
 // too, so that a surge is judged by the same simulation and plugins as a gang).
-func (r *Runtime) PlannerOf(h fwk.Handle) Planner {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		return p.planner
-	}
-	return nil
+func (r *Runtime) PlannerOf(h fwk.Handle) (pl Planner) {
+	r.onProfile(h, func(p *profile) { pl = p.planner })
+	return pl
 }
 
 // registerSink records the status sink of a gang kind of a profile.
 func (r *Runtime) registerSink(h fwk.Handle, kind gang.Kind, s StatusSink) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		p.sinks[kind] = s
-	}
+	r.onProfile(h, func(p *profile) { p.sinks[kind] = s })
 }
 
 // sinkOf returns the status sink of a gang kind of a profile, nil when no plugin serves it.
-func (r *Runtime) sinkOf(h fwk.Handle, kind gang.Kind) StatusSink {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.profiles[h]; p != nil {
-		return p.sinks[kind]
-	}
-	return nil
+func (r *Runtime) sinkOf(h fwk.Handle, kind gang.Kind) (s StatusSink) {
+	r.onProfile(h, func(p *profile) { s = p.sinks[kind] })
+	return s
 }
 
 // SetGangClient makes the gang plugins read and write PodGangs and PodGroups through c
