@@ -398,3 +398,33 @@ func WaitDeploymentAvailable(ctx context.Context, kube kubernetes.Interface, tim
 		return d.Status.AvailableReplicas >= 1, nil
 	})
 }
+
+// LinesAbout returns, for each replica, the last n lines of its log that contain needle (a
+// namespace, a pod), for a failed test to show what the processes said about its objects.
+func (l *Local) LinesAbout(needle string, n int) string {
+	l.mu.Lock()
+	replicas := append([]*Replica(nil), l.Replicas...)
+	l.mu.Unlock()
+	var b strings.Builder
+	for _, r := range replicas {
+		f, err := os.Open(r.Log)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", r.Name, err)
+			continue
+		}
+		var lines []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), needle) {
+				lines = append(lines, sc.Text())
+				if len(lines) > n {
+					lines = lines[1:]
+				}
+			}
+		}
+		_ = f.Close()
+		fmt.Fprintf(&b, "%s (%s), lines about %s:\n%s\n", r.Name, r.Log, needle, strings.Join(lines, "\n"))
+	}
+	return b.String()
+}

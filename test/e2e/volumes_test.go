@@ -106,7 +106,7 @@ func TestGangWithVolumesToBind(t *testing.T) {
 	})
 	if local != nil {
 		if got := boundFromPass() - before; got != 1 {
-			t.Errorf("%v members bound from their gang's pass, want 1 (the planning member binds in its own cycle)", got)
+			t.Errorf("%v members bound from their gang's pass, want 1 (the planning member binds in its own cycle)\n%s", got, local.LinesAbout(ns, 40))
 		}
 	}
 }

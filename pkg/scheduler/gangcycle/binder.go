@@ -109,7 +109,7 @@ func (b *Binder) BindPlanned(ctx context.Context, profileName string, placed gan
 	for _, m := range members {
 		t, why := b.take(ctx, fw, m, onNode[m.Node])
 		if t == nil {
-			logger.V(3).Info("Gang member left to its own cycle", "pod", klog.KObj(m.Pod), "node", m.Node, "reason", why)
+			logger.V(2).Info("Gang member left to its own cycle", "pod", klog.KObj(m.Pod), "node", m.Node, "reason", why)
 			break
 		}
 		taken = append(taken, t)
