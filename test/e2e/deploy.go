@@ -367,7 +367,10 @@ func (l *Local) Stop() {
 	}
 }
 
-func tail(path string, n int) string {
+func tail(path string, n int) string { return tailMatching(path, n, "") }
+
+// tailMatching returns the last n lines of the file at path that contain needle ("": any).
+func tailMatching(path string, n int, needle string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return err.Error()
@@ -377,6 +380,9 @@ func tail(path string, n int) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
+		if !strings.Contains(sc.Text(), needle) {
+			continue
+		}
 		lines = append(lines, sc.Text())
 		if len(lines) > n {
 			lines = lines[1:]
@@ -407,24 +413,7 @@ func (l *Local) LinesAbout(needle string, n int) string {
 	l.mu.Unlock()
 	var b strings.Builder
 	for _, r := range replicas {
-		f, err := os.Open(r.Log)
-		if err != nil {
-			fmt.Fprintf(&b, "%s: %v\n", r.Name, err)
-			continue
-		}
-		var lines []string
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), needle) {
-				lines = append(lines, sc.Text())
-				if len(lines) > n {
-					lines = lines[1:]
-				}
-			}
-		}
-		_ = f.Close()
-		fmt.Fprintf(&b, "%s (%s), lines about %s:\n%s\n", r.Name, r.Log, needle, strings.Join(lines, "\n"))
+		fmt.Fprintf(&b, "%s (%s), lines about %s:\n%s\n", r.Name, r.Log, needle, tailMatching(r.Log, n, needle))
 	}
 	return b.String()
 }
