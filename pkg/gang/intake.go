@@ -120,10 +120,17 @@ func (s *Store) dropIfEmptyLocked(k Key, e *entry) {
 	delete(s.leaving, k)
 }
 
-// DeleteSpec forgets the gang object. Members that still exist stay, waiting for it. An
-// active hold stays too (see entry.lingering): the object is deleted to be created again, and
-// between the deletion and the creation no other pod may take what its replacements need.
-func (s *Store) DeleteSpec(k Key) {
+// DeleteSpec forgets the gang object. Members that still exist stay, waiting for it. When
+// final (the deletion came with the object's last state), an active hold stays too (see
+// entry.lingering): the object is deleted to be created again, and between the deletion and
+// the creation no other pod may take what its replacements need. A deletion learned from a
+// relist (the informer's cache.DeletedFinalStateUnknown, after a watch broke: an API server
+// restart) is not final: the reservation the store knows may have been released before the
+// deletion (the controller releases a given-up slice gang's reservation, then deletes it), and
+// kept on that stale state it held the capacity from every other gang for the rest of its
+// window (TestCoherentDrainFirstAllOrNothing, under CI's load: the next slice waited two
+// minutes). Its hold ends: a replacement that loses it competes for the room as any pod does.
+func (s *Store) DeleteSpec(k Key, final bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pruneLingeringLocked()
@@ -131,7 +138,7 @@ func (s *Store) DeleteSpec(k Key) {
 	if e == nil {
 		return
 	}
-	if s.activeLocked(e, s.now()) {
+	if final && s.activeLocked(e, s.now()) {
 		e.lingering = e.reservation()
 	} else {
 		delete(s.reserving, k)

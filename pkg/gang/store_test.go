@@ -508,7 +508,7 @@ func TestDeletedSpecWithMembers(t *testing.T) {
 	s.SetSpec(spec("g", "w:2"))
 	s.UpsertPod(pod("g", "w", 0))
 	s.UpsertPod(pod("g", "w", 1, bound))
-	s.DeleteSpec(key("g"))
+	s.DeleteSpec(key("g"), true)
 	if need, n := s.PendingNeed(key("g")); n != 0 || need != (Resources{}) {
 		t.Errorf("PendingNeed = %v, %d", need, n)
 	}
@@ -580,7 +580,7 @@ func TestHoldOutlivesRecreatedGangObject(t *testing.T) {
 	s.SetSpec(sp)
 	old := pod("g", "w", 0)
 	s.UpsertPod(old)
-	s.DeleteSpec(key("g"))
+	s.DeleteSpec(key("g"), true)
 	s.DeletePod(old)
 	if h := s.HoldsOn("node-a", Key{}); len(h) != 1 || h[0].Gang != key("g") {
 		t.Fatalf("between the deletion and the creation of the gang object, holds on node-a = %+v; want g's", h)
@@ -595,7 +595,7 @@ func TestHoldOutlivesRecreatedGangObject(t *testing.T) {
 	}
 	// A deleted gang whose hold ran out is forgotten.
 	s.SetSpec(sp)
-	s.DeleteSpec(key("g"))
+	s.DeleteSpec(key("g"), true)
 	clk.t = clk.t.Add(2*time.Minute + time.Second)
 	s.SetSpec(spec("other", "w:1")) // any write prunes
 	if s.HasActiveHolds() || s.gangs[key("g")] != nil || s.reserving[key("g")] {
@@ -625,7 +625,7 @@ func TestReuseReservationRef(t *testing.T) {
 	s.UpsertPod(terminating)
 	s.DeletePod(o0)
 	s.DeletePod(o1)
-	s.DeleteSpec(key("old"))
+	s.DeleteSpec(key("old"), true)
 	if s.gangs[key("old")] == nil || !s.leaving[key("old")] {
 		t.Fatal("the replaced gang's footprint was forgotten with its last pod")
 	}
@@ -840,7 +840,7 @@ func TestReservationDoneStaysDone(t *testing.T) {
 	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
 		t.Errorf("the hold came back for nobody when the replacement left: %+v", h)
 	}
-	s.DeleteSpec(key("g"))
+	s.DeleteSpec(key("g"), true)
 	if h := s.HoldsOn("node-a", Key{}); len(h) != 0 {
 		t.Errorf("the deleted gang's lingering hold is active: %+v", h)
 	}

@@ -122,7 +122,7 @@ func TestGroupPriority(t *testing.T) {
 	if len(cands) != 1 || cands[0].Pod.Name != other.Name {
 		t.Errorf("candidates for a preemptor of 500: %v; want only the member of the group without priority", cands)
 	}
-	s.DeleteSpec(SpecFromWorkloadPodGroup(hi).Key)
+	s.DeleteSpec(SpecFromWorkloadPodGroup(hi).Key, true)
 	if s.GangPriorities() {
 		t.Error("GangPriorities still true once the gang of priority 900 is gone")
 	}

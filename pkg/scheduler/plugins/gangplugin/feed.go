@@ -23,11 +23,12 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 		AddFunc:    func(obj any) { p.onGang(obj) },
 		UpdateFunc: func(_, obj any) { p.onGang(obj) },
 		DeleteFunc: func(obj any) {
+			final := true
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
+				obj, final = d.Obj, false // a relist's tombstone: the last state it carries may be stale
 			}
 			if spec, ok := p.opts.ToSpec(obj); ok {
-				p.forgetSpec(spec.Key)
+				p.forgetSpec(spec.Key, final)
 				p.classMayChange(spec.Key) // no spec, no minimum to exceed
 				p.holdReleased(spec.Key)   // unless its hold lingers (a gang deleted to be made again)
 				p.wakeHeld(spec.Key)       // a gang without object holds no extras
@@ -208,8 +209,9 @@ func (p *Adapter) setProgress(k gang.Key, w gang.Wait) {
 // recordSpec records a gang object (informer); true when it is new or changed.
 func (p *Adapter) recordSpec(spec gang.Spec) bool { return p.store.SetSpec(spec) }
 
-// forgetSpec forgets a deleted gang object.
-func (p *Adapter) forgetSpec(k gang.Key) { p.store.DeleteSpec(k) }
+// forgetSpec forgets a deleted gang object; final when the deletion came with its last state
+// (gang.Store.DeleteSpec).
+func (p *Adapter) forgetSpec(k gang.Key, final bool) { p.store.DeleteSpec(k, final) }
 
 // recordPod records a member as the queue has it (PreFilter; the queue's copy may be newer
 // than the informer's).
