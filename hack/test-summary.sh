@@ -12,9 +12,10 @@ status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
   echo
   echo "== failures (repeated from above) =="
-  # t.Error/t.Fatal/t.Log messages of the failing tests (indented file_test.go:N:), panics and
-  # timeouts; then, last, which tests and packages failed.
-  grep -E -e '^\s+[A-Za-z0-9_]+_test\.go:[0-9]+: ' -e '^panic: ' -e '^FATAL: ' -e 'test timed out after' "$log" | tail -n 120 || true
+  # t.Error/t.Fatal/t.Log messages of the failing tests (indented file_test.go:N:), the state a
+  # failed test left in its namespace (test/framework/dump.go), panics and timeouts; then, last,
+  # which tests and packages failed.
+  grep -E -e '^\s+([A-Za-z0-9_]+_test|dump)\.go:[0-9]+: ' -e '^panic: ' -e '^FATAL: ' -e 'test timed out after' "$log" | tail -n 120 || true
   grep -E -e '^\s*--- FAIL' -e '^FAIL\s' "$log" || true
 fi
 exit "$status"

@@ -18,7 +18,6 @@ import (
 // slice labels, why it is not scheduled) and each PodGang (its podgroups, reservation and
 // conditions), so that a failure seen once in CI can be read from its log.
 func (e *Env) dumpNamespace(t testing.TB, ns string) {
-	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var b strings.Builder
@@ -61,5 +60,9 @@ func (e *Env) dumpNamespace(t testing.TB, ns string) {
 				g.Annotations[schedv1.AnnotationReservation], reuse, conds)
 		}
 	}
-	t.Log(b.String())
+	// One line a call: each carries the dump.go: prefix that hack/test-summary.sh repeats at the
+	// end of a failed run (CI keeps the tail).
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		t.Log(line)
+	}
 }

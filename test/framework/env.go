@@ -135,7 +135,7 @@ func run(m *testing.M, controllers bool, setup func(*Env) (func(), error), crdDi
 			if code != 0 {
 				// The control plane's logs (API server, KWOK, podreaper, controller manager) of a
 				// failed run are what explains it.
-				fmt.Fprintf(os.Stderr, "the local control plane's logs are kept in %s/logs\n", runDir)
+				fmt.Fprintf(os.Stderr, "the local control plane's logs are kept in %s/logs; a namespace's history: go run -mod=vendor ./hack/etcdhistory -dir %s -namespace NS\n", runDir, runDir)
 				return
 			}
 			_ = os.RemoveAll(runDir)
