@@ -11,6 +11,7 @@ import (
 	// Registers the plugin argument types with the kube-scheduler configuration scheme.
 	_ "github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangdra"
+	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/ganggate"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgang"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/podgroup"
@@ -25,6 +26,7 @@ func RegistryOptions(rt *gangplugin.Runtime) []app.Option {
 		app.WithPlugin(podgroup.Name, podgroup.New(rt)),
 		app.WithPlugin(workloadpodgroup.Name, workloadpodgroup.New(rt)),
 		app.WithPlugin(gangdra.Name, gangdra.New),
+		app.WithPlugin(ganggate.Name, ganggate.New(rt)),
 	}
 }
 
@@ -37,6 +39,9 @@ func enabledPlugins() []configv1.Plugin {
 		// order: a gang plugin's PreFilter that refuses a gang ends the PreFilter phase, and
 		// DynamicResources' PostFilter needs the state its own PreFilter writes.
 		{Name: gangdra.Name, Weight: ptr.To[int32](2)}, // DynamicResources' own weight
+		// Admits gang members to the queue (the gang plugins' PreEnqueue, on the events that
+		// can admit a member only).
+		{Name: ganggate.Name},
 		{Name: podgang.Name, Weight: ptr.To[int32](3)},
 		{Name: podgroup.Name, Weight: ptr.To[int32](3)},
 		{Name: workloadpodgroup.Name, Weight: ptr.To[int32](3)},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -149,7 +150,7 @@ func runPreemption(t *testing.T, root string, cfg Config, wl PreemptionWorkload)
 		t.Fatal(err)
 	}
 	highPods := wl.HighGangs * wl.GangSize
-	runUntilQuiet(start, 5*time.Minute, func() (int, bool) {
+	runUntilQuiet(t, sched, filepath.Join(dir, "scheduler-"+cfg.Name+".log"), start, 5*time.Minute, func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(highBound) + len(lowGone), len(highBound) == highPods

@@ -381,7 +381,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 			writesBefore["podgroups"] += float64(wl.Gangs)
 		}
 	}
-	runUntilQuiet(start, 10*time.Minute, func() (int, bool) {
+	runUntilQuiet(t, sched, filepath.Join(dir, "scheduler-"+cfg.Name+".log"), start, 10*time.Minute, func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(bound), len(bound) == pods
@@ -454,10 +454,17 @@ func saveMetrics(t *testing.T, dir, config string, port int) {
 // passes from start. Before the first event the scheduler may still be syncing its informers
 // or in a long first cycle (the in-tree pod-group cycle on 5,000 nodes took longer than 20 s),
 // so only limit applies then.
-func runUntilQuiet(start time.Time, limit time.Duration, progress func() (int, bool)) {
+// A scheduler that exits (a configuration it refuses) fails the run at once, with the end of
+// its log (schedLog), rather than after limit.
+func runUntilQuiet(t testing.TB, sched *exec.Cmd, schedLog string, start time.Time, limit time.Duration, progress func() (int, bool)) {
 	last, lastCount := time.Now(), 0
 	for {
 		time.Sleep(200 * time.Millisecond) // sampling progress, not waiting for a condition
+		if exited(sched.Process.Pid) {
+			raw, _ := os.ReadFile(schedLog)
+			lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+			t.Fatalf("the scheduler exited during the run; the end of its log:\n%s", strings.Join(lines[max(0, len(lines)-3):], "\n"))
+		}
 		n, done := progress()
 		if n != lastCount {
 			last, lastCount = time.Now(), n
@@ -811,6 +818,17 @@ func schedulerGet(port int, path string, timeout time.Duration) ([]byte, error) 
 }
 
 // usage reads a process's CPU seconds (user + system) and peak resident memory (MiB).
+// exited reports whether process pid has ended (a zombie not yet waited for, or gone).
+func exited(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
 func usage(pid int) (cpu, rssMiB float64) {
 	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
 		s := string(raw)

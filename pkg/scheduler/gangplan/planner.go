@@ -37,7 +37,7 @@ import (
 )
 
 // skipped are the plugins a plan does not run: the gang plugins themselves (the planner is
-// theirs; their Filter and Score come in through PlanInput), and the volume plugins, whose
+// theirs; their Filter and Score come in through PlanInput; GangGate admits to the queue), and the volume plugins, whose
 // Filter keeps state in the plugin instance that a second instance cannot share. Members
 // with volumes are not planned (Plans). DynamicResources runs when the planner has the
 // scheduler's DRA manager (Install): its allocator reads claims, slices and allocations there,
@@ -46,6 +46,8 @@ import (
 // (Unreserve) before it returns, whatever its outcome.
 var skipped = map[string]bool{
 	"PodGang": true, "PodGroup": true, "WorkloadPodGroup": true,
+	// PreEnqueue only, and not in the planner's registry (kube-scheduler's plugins).
+	"GangGate": true,
 }
 
 const (

@@ -74,6 +74,9 @@ type Adapter struct {
 	shared     bool
 	// pdbs are the PodDisruptionBudgets preemption honours (set by Start; nil in unit tests).
 	pdbs policylisters.PodDisruptionBudgetLister
+	// admission is the profile's member admission (set by Start; nil in unit tests): when the
+	// profile runs GangGate, this plugin's PreEnqueue leaves admission to it.
+	admission *Gate
 }
 
 // NewAdapter returns an adapter on the profile's shared store. status may be set later with

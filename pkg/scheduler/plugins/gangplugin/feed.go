@@ -165,6 +165,7 @@ func (p *Adapter) Start(ctx context.Context, factory InformerFactory, gangs cach
 		return err
 	}
 	p.pdbs = pdbLister(p.handle) // before the factory starts, so that its informer runs
+	p.AttachGate(ctx)
 	if err := p.startWhenServed(ctx, factory); err != nil {
 		return err
 	}

@@ -47,11 +47,12 @@ func (p *Adapter) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint,
 
 // unlessGated skips, for a member its gang holds at PreEnqueue, the hint of an event of
 // capacity (nodes, devices, a bound pod gone): admission waits for the gang object and its members, which no
-// such event changes, and the queue re-runs the hints of this plugin's events for the pods it
-// gates, each Queue a move to the active queue and back through PreEnqueue (at start-up every
-// Node added did so for every gated member: 0.3 million moves in a 5,000-node run of make
-// perf). The member is woken by the events that admit it (a member added or ungated, the gang
-// object seen: hintPod and the gang feed).
+// such event changes. In a profile without GangGate this plugin gates, and the queue re-runs
+// the hints of its events for the pods it gates, each Queue a move to the active queue and back
+// through PreEnqueue (at start-up every Node added did so for every gated member: 0.3 million
+// moves in a 5,000-node run of make perf); with GangGate (gate.go) the queue passes them by. The
+// member is woken by the events that admit it (a member added or ungated, the gang object seen:
+// hintPod and the gang feed).
 func (p *Adapter) unlessGated(hint fwk.QueueingHintFn) fwk.QueueingHintFn {
 	return func(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 		if _, ok := p.keyOf(pod); ok {

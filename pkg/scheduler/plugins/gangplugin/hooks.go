@@ -21,7 +21,17 @@ import (
 // (feed.go). A member the queue holds before that handler recorded it (or newer than what it
 // recorded) may be turned away as missing; the handler then records it, and its arrival
 // wakes the gang, this member too (onPod). The gang's wait is recorded there as well.
+// When the profile runs the GangGate plugin, that plugin admits (Gate) and this one passes
+// every pod.
 func (p *Adapter) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	if p.admission != nil && p.admission.Enabled() {
+		return nil
+	}
+	return p.admit(pod)
+}
+
+// admit is PreEnqueue's admission of a member of this plugin's kind (nil for any other pod).
+func (p *Adapter) admit(pod *v1.Pod) *fwk.Status {
 	if _, ok := p.keyOf(pod); !ok {
 		return nil
 	}

@@ -36,6 +36,8 @@ type Runtime struct {
 	gangClient versioned.Interface
 	// resorter re-sorts queued pods whose class changed (nil: none).
 	resorter Resorter
+	// gates are the member admissions of the profiles (GateOf).
+	gates map[fwk.Handle]*Gate
 }
 
 // profile is one scheduler profile's share of the Runtime.
@@ -54,7 +56,7 @@ type profile struct {
 
 // NewRuntime returns the Runtime of one scheduler.
 func NewRuntime() *Runtime {
-	return &Runtime{profiles: map[fwk.Handle]*profile{}, elected: make(chan struct{})}
+	return &Runtime{profiles: map[fwk.Handle]*profile{}, gates: map[fwk.Handle]*Gate{}, elected: make(chan struct{})}
 }
 
 // Elected is closed once the scheduler leads (MarkLeading).
