@@ -12,13 +12,9 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/utils/ptr"
 
-	"github.com/phalanx-sched/phalanx/pkg/gang"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler/apis/config"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/ganggate"
-	"github.com/phalanx-sched/phalanx/pkg/scheduler/plugins/gangplugin"
 )
 
 // gatedQueue is kube-scheduler's queue for a profile with the PodGang plugin, and GangGate
@@ -26,22 +22,7 @@ import (
 // calls); the PodGang plugin sorts it.
 func gatedQueue(t testing.TB, withGate bool) (*Plugin, fwk.PreEnqueuePlugin, *internalqueue.PriorityQueue, *int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	args, err := decodeArgs(&config.PodGangArgs{GangArgs: config.GangArgs{BackoffSeconds: ptr.To[int64](60)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &handle{activated: map[string]*v1.Pod{}}
-	rt := gangplugin.NewRuntime()
-	store, err := rt.SharedStore(ctx, h, gang.Membership{SurgeLabel: args.SurgeLabelKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &Plugin{Adapter: gangplugin.NewAdapter(h, store, gangplugin.Options{Runtime: rt, Name: Name, Kind: gang.KindPodGang,
-		PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(), GangEvent: Event, ToSpec: toSpec}),
-		queued: newQueueKeys(), reorder: newReorder()}
-	p.SetStatusSink(newStatusWriter(nil, nil, store, nil))
+	ctx, p, h, rt := runtimePlugin(t)
 	p.AttachGate(ctx)
 
 	calls := new(int)
@@ -71,7 +52,6 @@ func gatedQueue(t testing.TB, withGate bool) (*Plugin, fwk.PreEnqueuePlugin, *in
 		gater = gate.(fwk.PreEnqueuePlugin)
 		preEnqueue[ganggate.Name] = gater
 	}
-	schedmetrics.Register()
 	q := internalqueue.NewTestQueue(ctx, p.Less,
 		internalqueue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{"": preEnqueue}),
 		internalqueue.WithQueueingHintMapPerProfile(internalqueue.QueueingHintMapPerProfile{"": hints}))

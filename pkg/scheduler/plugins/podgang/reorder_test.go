@@ -22,9 +22,9 @@ import (
 // SharedDRAManager: the test handle has none (the Runtime's store asks).
 func (h *handle) SharedDRAManager() fwk.SharedDRAManager { return nil }
 
-// newQueuedPlugin is a plugin on a Runtime, registered as its profile's queue order, and a
-// scheduling queue (kube-scheduler's own) sorted by the plugin's Less.
-func newQueuedPlugin(t testing.TB) (*Plugin, *internalqueue.PriorityQueue, gangplugin.Resorter) {
+// runtimePlugin is a plugin on a Runtime of its own, its profile's store made by the
+// Runtime, for tests on kube-scheduler's queue; ctx ends with the test.
+func runtimePlugin(t testing.TB) (context.Context, *Plugin, *handle, *gangplugin.Runtime) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -42,8 +42,16 @@ func newQueuedPlugin(t testing.TB) (*Plugin, *internalqueue.PriorityQueue, gangp
 		PermitTimeout: args.PermitWaitingTime(), Backoff: args.Backoff(), GangEvent: Event, ToSpec: toSpec}),
 		queued: newQueueKeys(), reorder: newReorder()}
 	p.SetStatusSink(newStatusWriter(nil, nil, store, nil))
-	rt.SetQueueOrder(h, p)
 	schedmetrics.Register() // the queue records its sizes
+	return ctx, p, h, rt
+}
+
+// newQueuedPlugin is a plugin on a Runtime, registered as its profile's queue order, and a
+// scheduling queue (kube-scheduler's own) sorted by the plugin's Less.
+func newQueuedPlugin(t testing.TB) (*Plugin, *internalqueue.PriorityQueue, gangplugin.Resorter) {
+	t.Helper()
+	ctx, p, h, rt := runtimePlugin(t)
+	rt.SetQueueOrder(h, p)
 	q := internalqueue.NewTestQueue(ctx, p.Less)
 	return p, q, resort.NewForQueue(ctx, q, nil)
 }
