@@ -76,14 +76,31 @@ func (g *Gate) add(a *Adapter) {
 	g.gaters.Store(&next)
 }
 
-// Admit is PreEnqueue for every gang kind of the profile: the status of the gang plugin whose
-// kind the pod's gang is, nil for a pod of no gang (or of a kind no plugin of the profile
-// serves).
-func (g *Gate) Admit(pod *v1.Pod) *fwk.Status {
-	for _, a := range *g.gaters.Load() {
-		if st := a.admit(pod); st != nil {
-			return st
+// gaterOf is the profile's gang plugin of the kind of pod's gang; nil for a pod of no gang or
+// of a kind no plugin of the profile serves. The plugins of a profile share one store, whose
+// membership names the kind.
+func (g *Gate) gaterOf(pod *v1.Pod) *Adapter {
+	gaters := *g.gaters.Load()
+	if len(gaters) == 0 {
+		return nil
+	}
+	k, ok := gaters[0].store.Membership().KeyOf(pod)
+	if !ok {
+		return nil
+	}
+	for _, a := range gaters {
+		if a.opts.Kind == k.Kind {
+			return a
 		}
+	}
+	return nil
+}
+
+// Admit is PreEnqueue for every gang kind of the profile: the admission of the gang plugin of
+// the pod's kind (nil: admitted).
+func (g *Gate) Admit(pod *v1.Pod) *fwk.Status {
+	if a := g.gaterOf(pod); a != nil {
+		return a.admit(pod)
 	}
 	return nil
 }
@@ -91,10 +108,8 @@ func (g *Gate) Admit(pod *v1.Pod) *fwk.Status {
 // Hint is the QueueingHint of the gate's events: Queue when the pod's gang plugin would wake
 // it (hintPod: a member of its gang added or ungated, or its own last gate removed).
 func (g *Gate) Hint(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	for _, a := range *g.gaters.Load() {
-		if h, err := a.hintPod(logger, pod, oldObj, newObj); err != nil || h == fwk.Queue {
-			return h, err
-		}
+	if a := g.gaterOf(pod); a != nil {
+		return a.hintPod(logger, pod, oldObj, newObj)
 	}
 	return fwk.QueueSkip, nil
 }
