@@ -98,25 +98,18 @@ func printHistory(cli *clientv3.Client, ns string, maxJSON int) error {
 	last := now.Header.Revision
 	pods := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	marker := "/" + ns + "/"
-	for resp := range cli.Watch(ctx, "/registry/", clientv3.WithPrefix(), clientv3.WithRev(1), clientv3.WithPrevKV()) {
-		if err := resp.Err(); err != nil {
-			if resp.CompactRevision > 0 {
-				// Compacted: start from the oldest revision kept.
-				fmt.Printf("# history before revision %d was compacted\n", resp.CompactRevision)
-				return replayFrom(ctx, cli, resp.CompactRevision, last, marker, pods, maxJSON)
-			}
-			return err
-		}
-		if done := printEvents(resp.Events, last, marker, pods, maxJSON); done {
-			return nil
-		}
-	}
-	return errors.New("the watch ended before the last revision")
+	return replayFrom(ctx, cli, 1, last, marker, pods, maxJSON)
 }
 
+// replayFrom prints the namespace's events from revision from to last; when the history
+// before from was compacted, from the oldest revision kept.
 func replayFrom(ctx context.Context, cli *clientv3.Client, from, last int64, marker string, pods *protobuf.Serializer, maxJSON int) error {
 	for resp := range cli.Watch(ctx, "/registry/", clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithPrevKV()) {
 		if err := resp.Err(); err != nil {
+			if resp.CompactRevision > from {
+				fmt.Printf("# history before revision %d was compacted\n", resp.CompactRevision)
+				return replayFrom(ctx, cli, resp.CompactRevision, last, marker, pods, maxJSON)
+			}
 			return err
 		}
 		if done := printEvents(resp.Events, last, marker, pods, maxJSON); done {

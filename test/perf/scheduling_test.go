@@ -820,24 +820,25 @@ func schedulerGet(port int, path string, timeout time.Duration) ([]byte, error) 
 // usage reads a process's CPU seconds (user + system) and peak resident memory (MiB).
 // exited reports whether process pid has ended (a zombie not yet waited for, or gone).
 func exited(pid int) bool {
+	fields := procStat(pid)
+	return len(fields) == 0 || fields[0] == "Z" || fields[0] == "X"
+}
+
+// procStat is /proc/PID/stat after the command name: state, ppid, ... (nil when pid is gone).
+func procStat(pid int) []string {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return true
+		return nil
 	}
 	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
-	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+	return strings.Fields(s[strings.LastIndex(s, ")")+1:])
 }
 
 func usage(pid int) (cpu, rssMiB float64) {
-	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		s := string(raw)
-		fields := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-		if len(fields) > 12 {
-			ut, _ := strconv.ParseFloat(fields[11], 64)
-			st, _ := strconv.ParseFloat(fields[12], 64)
-			cpu = (ut + st) / 100 // USER_HZ
-		}
+	if fields := procStat(pid); len(fields) > 12 {
+		ut, _ := strconv.ParseFloat(fields[11], 64)
+		st, _ := strconv.ParseFloat(fields[12], 64)
+		cpu = (ut + st) / 100 // USER_HZ
 	}
 	if f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
 		defer func() { _ = f.Close() }()

@@ -100,7 +100,7 @@ func (g *Gate) gaterOf(pod *v1.Pod) *Adapter {
 // the pod's kind (nil: admitted).
 func (g *Gate) Admit(pod *v1.Pod) *fwk.Status {
 	if a := g.gaterOf(pod); a != nil {
-		return a.admit(pod)
+		return a.admitMember(pod)
 	}
 	return nil
 }

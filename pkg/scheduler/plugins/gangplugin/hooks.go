@@ -35,6 +35,11 @@ func (p *Adapter) admit(pod *v1.Pod) *fwk.Status {
 	if _, ok := p.keyOf(pod); !ok {
 		return nil
 	}
+	return p.admitMember(pod)
+}
+
+// admitMember is admit for a pod known to be a member of this plugin's kind.
+func (p *Adapter) admitMember(pod *v1.Pod) *fwk.Status {
 	if admitted, wait := p.store.Admissible(pod); !admitted {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, wait.Message)
 	}
