@@ -84,6 +84,7 @@ var (
 	releaseLostAfter = controller.DefaultReleaseLostMembersAfter
 	adoptFrom        []string
 	setup            phalanxserver.SetupOptions
+	plainPodPlans    = true // --plain-pod-plans; setup.PlainPodSearch is its negation
 	webhooks         = admission.WebhookOptions{
 		BindAddress:   "0.0.0.0",
 		Port:          9443,
@@ -117,6 +118,7 @@ Without --config it runs a built-in configuration with one profile named phalanx
 	pfs.StringSlice("scheduler-names", []string{scheduler.SchedulerName}, "built-in configuration only: the spec.schedulerName values Phalanx serves, one identical profile each (e.g. phalanx-scheduler,lpx-scheduler to stand in for Grove's lpx backend)")
 	pfs.BoolVar(&setup.MemberScheduledEvents, "member-scheduled-events", false, "also write kube-scheduler's per-pod Scheduled event for gang members placed with their gang's quorum (by default the gang's own Scheduled event names them and their nodes: one API write less per member)")
 	pfs.BoolVar(&setup.MemberCycles, "member-cycles", false, "place every gang member in a scheduling cycle of its own, as kube-scheduler does (by default the members a gang's one-pass plan placed are assumed and sent to binding from the cycle that planned them: the gang leaves the queue once)")
+	pfs.BoolVar(&plainPodPlans, "plain-pod-plans", plainPodPlans, "place a pod of no gang with the profile's planner, which keeps the Filter verdicts of pods alike on nodes that did not change since (its cycle then checks the one node found); false: kube-scheduler's own search for every such pod")
 	pfs.IntVar(&controllerOpts.Workers, "controller-workers", controllerOpts.Workers, "PodCliqueSets reconciled in parallel; 0 runs the scheduler alone (no PodCliqueSet controller, e.g. beside Grove's operator)")
 	pfs.Float32Var(&controllerOpts.QPS, "controller-kube-api-qps", controllerOpts.QPS, "queries per second of the PodCliqueSet controller's own API client (separate from the scheduler's --kube-api-qps, so that a large bring-up does not slow binds)")
 	pfs.IntVar(&controllerOpts.Burst, "controller-kube-api-burst", controllerOpts.Burst, "burst of the PodCliqueSet controller's own API client")
@@ -166,6 +168,7 @@ func run(cmd *cobra.Command, opts *options.Options) error {
 	}()
 	gangs := gangplugin.NewRuntime() // what this scheduler's gang plugins share
 	setup.Runtime = gangs
+	setup.PlainPodSearch = !plainPodPlans
 	cc, sched, err := phalanxserver.Setup(ctx, opts, setup, scheduler.RegistryOptions(gangs)...)
 	removeDefaultConfig()
 	if err != nil {

@@ -40,6 +40,13 @@ var (
 		Help:           "Passes that placed every member a gang needed for its quorum against one snapshot, by outcome (Placed, NoPlacement).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "outcome"})
+	// PlainPodPlans counts the passes that placed a pod of no gang, by outcome (Placed,
+	// NoPlacement, Error).
+	PlainPodPlans = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Name: "plain_pod_plans_total",
+		Help:           "Pods of no gang placed by the profile's planner with the Filter verdicts kept from earlier pods alike, by outcome (Placed: the cycle checks the one node found; NoPlacement, Error: the cycle searches every node as kube-scheduler does).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"outcome"})
 	// Preemptions counts the preemption decisions of gang-aware preemption, by outcome
 	// (Preempted, WaitingForVictims, NoRoom, NoCandidates, NotEligible).
 	Preemptions = metrics.NewCounterVec(&metrics.CounterOpts{
@@ -195,7 +202,7 @@ var registerOnce sync.Once
 // state (gangs waiting, holds active) are registered by their owners with RegisterCollector.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, MembersBoundWithGang, GangPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, QueueResorts, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
+		legacyregistry.MustRegister(GangTimeToPlaced, PermitWaits, MembersBoundWithGang, GangPlans, PlainPodPlans, Preemptions, PreemptionVictims, MemberEventsCoalesced, QueueResorts, PermitRejections, Backoffs, SurgeAdmissions, MembersReplaced, GangTerminations,
 			ReservationBlockedPods, ExtrasHeld, PreferredPackingFallbacks, ReservationsExpired, UpdateDuration, UpdateSteps, UpdatesInProgress, UpdatesStalled, Rollbacks, SlicesLanded, ReconcileErrors, ServerFeatureDisabled, ControllerStepLatency)
 	})
 }

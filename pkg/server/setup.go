@@ -36,6 +36,10 @@ type SetupOptions struct {
 	// does, instead of binding the members a gang's pass placed from the pass's cycle
 	// (pkg/scheduler/gangcycle).
 	MemberCycles bool
+	// PlainPodSearch leaves every pod of no gang to kube-scheduler's own search in its cycle,
+	// instead of placing it with the profile's planner and its kept Filter verdicts
+	// (gangplugin.Runtime.PlanPlainPods).
+	PlainPodSearch bool
 }
 
 // Setup is kube-scheduler's app.Setup (the same steps, in the same order) with two changes:
@@ -101,6 +105,7 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	// Queued gang members whose class changes (a lost member makes an extra needed) are
 	// re-sorted in the scheduler's queue (pkg/scheduler/resort).
 	so.Runtime.SetResorter(resort.New(ctx, sched))
+	so.Runtime.PlanPlainPods(!so.PlainPodSearch)
 	switch why := gangcycle.Usable(sched); {
 	case so.MemberCycles:
 		klog.FromContext(ctx).Info("Gang members are placed in cycles of their own (--member-cycles)")

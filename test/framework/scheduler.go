@@ -56,6 +56,9 @@ type Phalanx struct {
 	ControllerOptions *server.ControllerOptions
 	// PluginArgs adds, to every profile of the default config, plugin name -> args (JSON).
 	PluginArgs map[string]string
+	// PlainPodSearch leaves pods of no gang to kube-scheduler's own search
+	// (--plain-pod-plans=false).
+	PlainPodSearch bool
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -122,7 +125,7 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	gangs := gangplugin.NewRuntime() // this instance's own: two instances in one test share nothing
-	cc, sched, err := server.Setup(ctx, opts, server.SetupOptions{Runtime: gangs}, scheduler.RegistryOptions(gangs)...)
+	cc, sched, err := server.Setup(ctx, opts, server.SetupOptions{Runtime: gangs, PlainPodSearch: p.PlainPodSearch}, scheduler.RegistryOptions(gangs)...)
 	if err != nil {
 		cancel()
 		t.Fatalf("setting up phalanx-scheduler: %v", err)

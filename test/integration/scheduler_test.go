@@ -15,6 +15,7 @@ import (
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
+	phalanxmetrics "github.com/phalanx-sched/phalanx/pkg/metrics"
 	"github.com/phalanx-sched/phalanx/pkg/scheduler"
 	"github.com/phalanx-sched/phalanx/test/framework"
 )
@@ -100,7 +101,9 @@ func TestSchedulerBindsToFakeGPUNode(t *testing.T) {
 // scheduled from scratch. PodTopologySpread signs no pod while it has default constraints (the
 // system's, in the default profile too), so the profile here has none, as a cluster that
 // turns default spreading off. Pods alike, queued before the scheduler starts and one per
-// node, are popped one after the other: the later ones take the node the batch hints.
+// node, are popped one after the other: the later ones take the node the batch hints. The
+// profile plans such pods by default (TestPlainPodsPlanned), which narrows each cycle to one
+// node and leaves the batch nothing to hint; with --plain-pod-plans=false they are batched.
 func TestPlainPodsBatched(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := framework.Context(t)
@@ -118,7 +121,7 @@ func TestPlainPodsBatched(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env.StartPhalanx(t, framework.Phalanx{PluginArgs: map[string]string{"PodTopologySpread": `{"defaultingType":"List"}`}})
+	env.StartPhalanx(t, framework.Phalanx{PluginArgs: map[string]string{"PodTopologySpread": `{"defaultingType":"List"}`}, PlainPodSearch: true})
 	framework.Eventually(t, 60*time.Second, "every plain pod bound", func(ctx context.Context) (bool, error) {
 		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -139,5 +142,88 @@ func TestPlainPodsBatched(t *testing.T) {
 
 	if after-before < 1 {
 		t.Errorf("no pod of %d alike was placed from a batch hint: the profile does not batch pods of no gang", n)
+	}
+}
+
+// Pods of no gang are placed by the profile's planner (gangplugin.planAlone), which keeps the
+// Filter verdicts of pods alike while their nodes do not change, and their cycles check the
+// one node it found. The planner scores as the cycle does: pods that prefer two of the nodes
+// (node affinity, weight 100) fill those two first. A pod that fits nowhere is searched by
+// its own cycle, whose verdicts name what is missing.
+func TestPlainPodsPlanned(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	nodes := env.AddNodes(t, localcluster.NodeShape{Prefix: "alone", Count: 6, GPUs: 8, CPU: "64", Memory: "512Gi"})
+	preferred := nodes[:2]
+	phalanxmetrics.Register()
+	placed := phalanxmetrics.PlainPodPlans.WithLabelValues("Placed")
+	noPlacement := phalanxmetrics.PlainPodPlans.WithLabelValues("NoPlacement")
+	placedBefore, err := testutil.GetCounterMetricValue(placed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPlacementBefore, err := testutil.GetCounterMetricValue(noPlacement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.StartPhalanx(t, framework.Phalanx{})
+
+	const n = 8 // 2 GPUs each: exactly the preferred nodes' 16
+	for i := 0; i < n; i++ {
+		pod := gpuPod(ns, fmt.Sprintf("prefers-%d", i), 2)
+		var terms []corev1.PreferredSchedulingTerm
+		for _, node := range preferred { // a node field selector names one node
+			terms = append(terms, corev1.PreferredSchedulingTerm{Weight: 100, Preference: corev1.NodeSelectorTerm{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+			}})
+		}
+		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
+		// One at a time: each pod is planned against the nodes as the ones before it left them.
+		if _, err := env.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		framework.Eventually(t, 30*time.Second, pod.Name+" bound", func(ctx context.Context) (bool, error) {
+			p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+			return err == nil && p.Spec.NodeName != "", err
+		})
+	}
+	pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != preferred[0] && p.Spec.NodeName != preferred[1] {
+			t.Errorf("%s bound to %s, want one of the preferred nodes %v (they had room for every pod)", p.Name, p.Spec.NodeName, preferred)
+		}
+	}
+	after, err := testutil.GetCounterMetricValue(placed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-placedBefore < n {
+		t.Errorf("%.0f pods placed by the planner, want %d", after-placedBefore, n)
+	}
+
+	tooBig, err := env.Kube.CoreV1().Pods(ns).Create(ctx, gpuPod(ns, "too-big", 9), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, "a FailedScheduling event for the 9-GPU pod naming the missing resource", func(ctx context.Context) (bool, error) {
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.Set{"involvedObject.name": tooBig.Name, "reason": "FailedScheduling"}.String(),
+		})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			if strings.Contains(e.Message, "Insufficient nvidia.com/gpu") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if got, err := testutil.GetCounterMetricValue(noPlacement); err != nil || got-noPlacementBefore < 1 {
+		t.Errorf("the 9-GPU pod's pass: %v NoPlacement outcomes (err %v), want at least 1", got-noPlacementBefore, err)
 	}
 }

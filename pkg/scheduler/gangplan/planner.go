@@ -85,8 +85,11 @@ type Planner struct {
 	// memo: members alike are not filtered again on nodes the pass has not changed
 	// (filterMemo); off when the profile's Filter plugins make verdicts depend on other nodes.
 	memo bool
-	// kept are the verdicts that outlive their pass (passMemo), used with memo.
-	kept passMemo
+	// kept are the verdicts that outlive their pass (passMemo), used with memo; keptAlone
+	// those of the passes of pods of no gang (PlanInput.Alone), kept apart so that a stream
+	// of plain pods of many templates does not push the gangs' templates out.
+	kept      passMemo
+	keptAlone passMemo
 	// scoreMemo: members alike are not scored again on nodes the pass has not changed
 	// (scoreMemo); scorePlugins are the framework's Score plugins, which decide it per member.
 	scoreMemo    bool
@@ -430,9 +433,13 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 	}
 	// Verdicts outlive the pass only for passes over the cluster as it is (passMemo).
 	keep := pl.memo && !rules.labelsMatter && len(in.Evicted) == 0 && len(in.Freed) == 0 && len(in.Claims) == 0
+	kept := &pl.kept
+	if in.Alone {
+		kept = &pl.keptAlone
+	}
 	if keep {
-		pl.kept.mu.Lock()
-		defer pl.kept.mu.Unlock()
+		kept.mu.Lock()
+		defer kept.mu.Unlock()
 	}
 	// The devices as the pass starts, for the verdicts of members that take devices
 	// (deviceState); nil when none does or they cannot be read (nothing of theirs is kept).
@@ -444,13 +451,13 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			devices = nil
 		} else {
 			devicesKeys = map[string]bool{}
-			defer pl.forgetOnClassChange(ctx, devices.classes, devicesKeys)
+			defer pl.forgetOnClassChange(ctx, kept, devices.classes, devicesKeys)
 		}
 	}
 	for _, pod := range in.Pods {
 		takes := pl.takesDevices(pod)
 		var verdicts map[string]*fwk.Status
-		var kept *keptSet
+		var known *keptSet
 		var key string
 		if pl.memo || pl.scoreMemo {
 			key = siblingKey(pod, rules)
@@ -460,14 +467,14 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			if keep && key != "" && keepable(pod) {
 				switch {
 				case !takes:
-					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes))}
+					known = &keptSet{byNode: kept.verdicts(key, len(in.Nodes))}
 				case devices != nil && !rules.devicesShared:
 					// (devices not tied to one node are not in the fingerprint: a member that
 					// takes devices through an extended resource has no claim for siblingKey
 					// to turn away, so it is turned away here)
 					key += "\x00classes:" + devices.classes
 					devicesKeys[key] = true
-					kept = &keptSet{byNode: pl.kept.verdicts(key, len(in.Nodes)), devices: devices.byNode}
+					known = &keptSet{byNode: kept.verdicts(key, len(in.Nodes)), devices: devices.byNode}
 				}
 			}
 		}
@@ -497,7 +504,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		if pl.scoreMemo && !takes {
 			scoring = &scoreUse{memo: &scores, key: key}
 		}
-		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, kept, scoring, placed)
+		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, known, scoring, placed)
 		if err != nil {
 			return res, err
 		}
@@ -611,15 +618,15 @@ func (pl *Planner) allocationScored(pod *v1.Pod) bool {
 
 // forgetOnClassChange drops the verdicts a pass kept under keys when the DeviceClasses
 // changed while it ran (the allocator reads them live; classes is their fingerprint at the
-// pass's start); pl.kept.mu is held.
-func (pl *Planner) forgetOnClassChange(ctx context.Context, classes string, keys map[string]bool) {
+// pass's start); kept.mu is held.
+func (pl *Planner) forgetOnClassChange(ctx context.Context, kept *passMemo, classes string, keys map[string]bool) {
 	now, err := deviceClasses(pl.draView)
 	if err == nil && now == classes {
 		return
 	}
 	klog.FromContext(ctx).V(5).Info("DeviceClasses changed during the pass: dropping its kept verdicts of members that take devices", "err", err)
 	for key := range keys {
-		delete(pl.kept.byKey, key)
+		delete(kept.byKey, key)
 	}
 }
 

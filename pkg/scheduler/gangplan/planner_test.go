@@ -704,3 +704,89 @@ func TestFilterMemoAcrossPasses(t *testing.T) {
 		t.Errorf("the second gang ran Filter %d times, want 7 (the 5 changed nodes, then one node per member)", runs)
 	}
 }
+
+// Passes of one pod of no gang (PlanInput.Alone) keep their verdicts too: each pod after the
+// first of a stream alike is filtered again only on the node the one before it took, and is
+// placed where a planner that keeps nothing places it. Their verdicts are kept apart from the
+// gangs': plain pods of many templates (more than the kept templates) between two gangs alike
+// leave the second gang its kept verdicts.
+func TestAlonePassesKeepVerdictsApart(t *testing.T) {
+	ns := nodes(40, 8)
+	snap := internalcache.NewSnapshot(nil, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	keeping, fresh := newPlanner(t), newPlanner(t)
+	fresh.SetFilterMemo(false)
+	changed := map[string]bool{}
+	place := func(pod *v1.Pod, node string) {
+		info, err := snap.NodeInfos().Get(node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod = pod.DeepCopy()
+		pod.Spec.NodeName = node
+		pi, err := framework.NewPodInfo(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info.AddPodInfo(pi)
+		changed[node] = true
+	}
+	// plan runs a pass on both planners (so that both start their next search at the same
+	// node), checks that they agree, and places its pods on the snapshot.
+	plan := func(pods []*v1.Pod, alone bool) map[string]string {
+		t.Helper()
+		in := gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: infos, Alone: alone}
+		got, err := keeping.Plan(ctx, in)
+		if err != nil || got.Failed != nil {
+			t.Fatalf("pass of %s: %v %+v", pods[0].Name, err, got)
+		}
+		want, err := fresh.Plan(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Nodes) != fmt.Sprint(want.Nodes) {
+			t.Errorf("pass of %s: placements differ:\nwith verdicts kept  %v\nwith nothing kept   %v", pods[0].Name, got.Nodes, want.Nodes)
+		}
+		for _, p := range pods {
+			place(p, got.Nodes[p.Name])
+		}
+		return got.Nodes
+	}
+	gang := func(prefix string) []*v1.Pod {
+		out := make([]*v1.Pod, 3)
+		for i := range out {
+			out[i] = gpuPod(fmt.Sprintf("%s-%d", prefix, i), 8)
+		}
+		return out
+	}
+	plan(gang("a"), false)
+
+	// A stream of plain pods alike, one pass each.
+	before := keeping.FilterRuns()
+	const stream = 10
+	for i := 0; i < stream; i++ {
+		plan([]*v1.Pod{gpuPod(fmt.Sprintf("plain-%d", i), 1)}, true)
+	}
+	if runs := keeping.FilterRuns() - before; runs > 40+stream-1 {
+		t.Errorf("%d plain pods alike ran Filter %d times, want at most %d (every node for the first, then the node the one before took)", stream, runs, 40+stream-1)
+	}
+
+	// Plain pods of 20 templates (a CPU request each), more than the templates a memo keeps.
+	for i := 0; i < 20; i++ {
+		p := gpuPod(fmt.Sprintf("other-%d", i), 1)
+		p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse(fmt.Sprintf("%dm", 100+i))
+		plan([]*v1.Pod{p}, true)
+	}
+	before = keeping.FilterRuns()
+	plan(gang("b"), false)
+	// The first member: the nodes that changed since the first gang's pass (every node is
+	// searched: fewer than 100); the next two: the node the one before took.
+	aChanged := len(changed) - 3 // the second gang's own nodes changed after its pass
+	if runs := keeping.FilterRuns() - before; runs != int64(aChanged+2) {
+		t.Errorf("the second gang ran Filter %d times, want %d (the %d nodes changed since the first gang, then one node per member): the plain pods' passes pushed its verdicts out", runs, aChanged+2, aChanged)
+	}
+}

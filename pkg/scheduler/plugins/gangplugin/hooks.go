@@ -56,7 +56,16 @@ func (p *Adapter) admitMember(pod *v1.Pod) *fwk.Status {
 func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	k, ok := p.keyOf(pod)
 	if !ok {
-		if p.opts.Kind == gang.KindPodGang && p.store.HasActiveHolds() {
+		if p.opts.Kind != gang.KindPodGang {
+			return nil, fwk.NewStatus(fwk.Skip)
+		}
+		if _, member := p.store.Membership().KeyOf(pod); !member {
+			// A pod of no gang: the PodGang plugin of the profile plans it (one plugin does).
+			if res, planned := p.planAlone(ctx, pod, nodes); planned {
+				return res, nil // its Filter (the holds) runs on the node found
+			}
+		}
+		if p.store.HasActiveHolds() {
 			return nil, nil // not a PodGang member, but its Filter must keep it off held capacity
 		}
 		return nil, fwk.NewStatus(fwk.Skip)

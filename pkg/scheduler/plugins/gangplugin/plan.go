@@ -52,6 +52,9 @@ type PlanInput struct {
 	// pass, the gang plugin's own score of a node in [0, MaxNodeScore] (GPU bin-packing,
 	// preferred packing), which the planner adds with the plugin's weight; nil for none.
 	Score func(pod *v1.Pod, placed []fwk.NodeInfo) func(n fwk.NodeInfo) int64
+	// Alone: the pass places one pod of no gang (planAlone); the verdicts it keeps are kept
+	// apart from the gangs'.
+	Alone bool
 }
 
 // PlanResult is where a pass put the pods, or which pod fitted nowhere and why.

@@ -38,6 +38,8 @@ type Runtime struct {
 	resorter Resorter
 	// gates are the member admissions of the profiles (GateOf).
 	gates map[fwk.Handle]*Gate
+	// plain: whether pods of no gang are planned (PlanPlainPods).
+	plain plainSearch
 }
 
 // profile is one scheduler profile's share of the Runtime.
