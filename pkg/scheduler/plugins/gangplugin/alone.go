@@ -62,13 +62,14 @@ func (p *Adapter) planAlone(ctx context.Context, pod *v1.Pod, nodes []fwk.NodeIn
 }
 
 // alonePlannable reports whether a pod of no gang may be planned (planAlone): not nominated,
-// not found unschedulable before, with no resource claims and no volume claims.
+// not found unschedulable before (PodScheduled false for another reason than its scheduling
+// gates), with no resource claims and no volume claims.
 func alonePlannable(pod *v1.Pod) bool {
 	if pod.Status.NominatedNodeName != "" || len(pod.Spec.ResourceClaims) > 0 {
 		return false
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason != v1.PodReasonSchedulingGated {
 			return false
 		}
 	}
