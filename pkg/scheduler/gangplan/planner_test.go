@@ -650,20 +650,7 @@ func TestFilterMemoAcrossPasses(t *testing.T) {
 	// The cluster after it, as the scheduler's cache gives it: the first gang on its nodes, a
 	// node taken by another scheduler's pod, a node tainted NoSchedule.
 	changed := map[string]bool{}
-	place := func(pod *v1.Pod, node string) {
-		info, err := snap.NodeInfos().Get(node)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pod = pod.DeepCopy()
-		pod.Spec.NodeName = node
-		pi, err := framework.NewPodInfo(pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info.AddPodInfo(pi)
-		changed[node] = true
-	}
+	place := func(pod *v1.Pod, node string) { placeOn(t, snap, pod, node, changed) }
 	for _, p := range gang("a") {
 		place(p, first.Nodes[p.Name])
 	}
@@ -721,23 +708,9 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 	keeping, fresh := newPlanner(t), newPlanner(t)
 	fresh.SetFilterMemo(false)
 	changed := map[string]bool{}
-	place := func(pod *v1.Pod, node string) {
-		info, err := snap.NodeInfos().Get(node)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pod = pod.DeepCopy()
-		pod.Spec.NodeName = node
-		pi, err := framework.NewPodInfo(pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info.AddPodInfo(pi)
-		changed[node] = true
-	}
 	// plan runs a pass on both planners (so that both start their next search at the same
 	// node), checks that they agree, and places its pods on the snapshot.
-	plan := func(pods []*v1.Pod, alone bool) map[string]string {
+	plan := func(pods []*v1.Pod, alone bool) {
 		t.Helper()
 		in := gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: infos, Alone: alone}
 		got, err := keeping.Plan(ctx, in)
@@ -752,9 +725,8 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 			t.Errorf("pass of %s: placements differ:\nwith verdicts kept  %v\nwith nothing kept   %v", pods[0].Name, got.Nodes, want.Nodes)
 		}
 		for _, p := range pods {
-			place(p, got.Nodes[p.Name])
+			placeOn(t, snap, p, got.Nodes[p.Name], changed)
 		}
-		return got.Nodes
 	}
 	gang := func(prefix string) []*v1.Pod {
 		out := make([]*v1.Pod, 3)
@@ -789,4 +761,22 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 	if runs := keeping.FilterRuns() - before; runs != int64(aChanged+2) {
 		t.Errorf("the second gang ran Filter %d times, want %d (the %d nodes changed since the first gang, then one node per member): the plain pods' passes pushed its verdicts out", runs, aChanged+2, aChanged)
 	}
+}
+
+// placeOn binds pod to node in snap as the scheduler's cache would (the node gets a new
+// generation) and records the node in changed.
+func placeOn(t *testing.T, snap *internalcache.Snapshot, pod *v1.Pod, node string, changed map[string]bool) {
+	t.Helper()
+	info, err := snap.NodeInfos().Get(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod = pod.DeepCopy()
+	pod.Spec.NodeName = node
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.AddPodInfo(pi)
+	changed[node] = true
 }
