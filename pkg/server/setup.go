@@ -105,7 +105,13 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	// Queued gang members whose class changes (a lost member makes an extra needed) are
 	// re-sorted in the scheduler's queue (pkg/scheduler/resort).
 	so.Runtime.SetResorter(resort.New(ctx, sched))
-	so.Runtime.PlanPlainPods(!so.PlainPodSearch)
+	// The planner calls no scheduler extender: with extenders configured, a pod of no gang
+	// keeps the cycle's own search, which asks them of every node it finds.
+	plans := !so.PlainPodSearch && len(cc.ComponentConfig.Extenders) == 0
+	if !so.PlainPodSearch && !plans {
+		klog.FromContext(ctx).Info("Pods of no gang are searched by kube-scheduler's own cycle: scheduler extenders are configured", "extenders", len(cc.ComponentConfig.Extenders))
+	}
+	so.Runtime.PlanPlainPods(plans)
 	switch why := gangcycle.Usable(sched); {
 	case so.MemberCycles:
 		klog.FromContext(ctx).Info("Gang members are placed in cycles of their own (--member-cycles)")

@@ -59,6 +59,8 @@ type Phalanx struct {
 	// PlainPodSearch leaves pods of no gang to kube-scheduler's own search
 	// (--plain-pod-plans=false).
 	PlainPodSearch bool
+	// Extenders adds scheduler extenders to the default config.
+	Extenders []configv1.Extender
 }
 
 // WebhookNamespaceLabel marks the namespaces that the test webhooks serve.
@@ -85,6 +87,9 @@ func (e *Env) StartPhalanx(t testing.TB, p Phalanx) (stop func()) {
 			t.Fatal(err)
 		}
 		if config, err = withPluginArgs(config, p.PluginArgs); err != nil {
+			t.Fatal(err)
+		}
+		if config, err = withExtenders(config, p.Extenders); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -216,5 +221,18 @@ func withPluginArgs(config []byte, args map[string]string) ([]byte, error) {
 			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: []byte(args[name])}})
 		}
 	}
+	return yaml.Marshal(&cfg)
+}
+
+// withExtenders adds extenders to a rendered configuration.
+func withExtenders(config []byte, extenders []configv1.Extender) ([]byte, error) {
+	if len(extenders) == 0 {
+		return config, nil
+	}
+	cfg := configv1.KubeSchedulerConfiguration{}
+	if err := yaml.UnmarshalStrict(config, &cfg); err != nil {
+		return nil, fmt.Errorf("reading the default config: %w", err)
+	}
+	cfg.Extenders = append(cfg.Extenders, extenders...)
 	return yaml.Marshal(&cfg)
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/component-base/metrics/testutil"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/phalanx-sched/phalanx/hack/localcluster"
@@ -225,5 +226,33 @@ func TestPlainPodsPlanned(t *testing.T) {
 	})
 	if got, err := testutil.GetCounterMetricValue(noPlacement); err != nil || got-noPlacementBefore < 1 {
 		t.Errorf("the 9-GPU pod's pass: %v NoPlacement outcomes (err %v), want at least 1", got-noPlacementBefore, err)
+	}
+}
+
+// The planner calls no scheduler extender, so with extenders configured pods of no gang keep
+// kube-scheduler's own search, which asks them of every node it finds (the extender here has
+// no verbs: it is never called).
+func TestPlainPodsNotPlannedWithExtenders(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := framework.Context(t)
+	ns := env.NewNamespace(t)
+	env.AddNodes(t, localcluster.NodeShape{Prefix: "ext", Count: 2, GPUs: 8, CPU: "64", Memory: "512Gi"})
+	phalanxmetrics.Register()
+	placed := phalanxmetrics.PlainPodPlans.WithLabelValues("Placed")
+	before, err := testutil.GetCounterMetricValue(placed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.StartPhalanx(t, framework.Phalanx{Extenders: []configv1.Extender{{URLPrefix: "http://127.0.0.1:9/extender"}}})
+	pod, err := env.Kube.CoreV1().Pods(ns).Create(ctx, gpuPod(ns, "plain", 1), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, "the plain pod bound", func(ctx context.Context) (bool, error) {
+		p, err := env.Kube.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != "", err
+	})
+	if after, err := testutil.GetCounterMetricValue(placed); err != nil || after != before {
+		t.Errorf("%.0f pods placed by the planner with an extender configured (err %v), want 0", after-before, err)
 	}
 }
