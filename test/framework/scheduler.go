@@ -212,16 +212,13 @@ func withPluginArgs(config []byte, args map[string]string) ([]byte, error) {
 	if len(args) == 0 {
 		return config, nil
 	}
-	cfg := configv1.KubeSchedulerConfiguration{}
-	if err := yaml.UnmarshalStrict(config, &cfg); err != nil {
-		return nil, fmt.Errorf("reading the default config: %w", err)
-	}
-	for i := range cfg.Profiles {
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: []byte(args[name])}})
+	return editConfig(config, func(cfg *configv1.KubeSchedulerConfiguration) {
+		for i := range cfg.Profiles {
+			for _, name := range slices.Sorted(maps.Keys(args)) {
+				cfg.Profiles[i].PluginConfig = append(cfg.Profiles[i].PluginConfig, configv1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: []byte(args[name])}})
+			}
 		}
-	}
-	return yaml.Marshal(&cfg)
+	})
 }
 
 // withExtenders adds extenders to a rendered configuration.
@@ -229,10 +226,15 @@ func withExtenders(config []byte, extenders []configv1.Extender) ([]byte, error)
 	if len(extenders) == 0 {
 		return config, nil
 	}
+	return editConfig(config, func(cfg *configv1.KubeSchedulerConfiguration) { cfg.Extenders = append(cfg.Extenders, extenders...) })
+}
+
+// editConfig reads a rendered configuration, lets edit change it and renders it again.
+func editConfig(config []byte, edit func(*configv1.KubeSchedulerConfiguration)) ([]byte, error) {
 	cfg := configv1.KubeSchedulerConfiguration{}
 	if err := yaml.UnmarshalStrict(config, &cfg); err != nil {
 		return nil, fmt.Errorf("reading the default config: %w", err)
 	}
-	cfg.Extenders = append(cfg.Extenders, extenders...)
+	edit(&cfg)
 	return yaml.Marshal(&cfg)
 }

@@ -3,7 +3,6 @@ package gangplugin
 import (
 	"context"
 	"slices"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -13,16 +12,12 @@ import (
 	"github.com/phalanx-sched/phalanx/pkg/metrics"
 )
 
-// plainSearch is set on a Runtime whose profiles give pods of no gang kube-scheduler's own
-// search (PlanPlainPods(false)).
-type plainSearch struct{ off atomic.Bool }
-
 // PlanPlainPods sets whether the profiles place a pod of no gang with their planner (the
 // default) or leave it to kube-scheduler's own search in its cycle (--plain-pod-plans=false).
-func (r *Runtime) PlanPlainPods(on bool) { r.plain.off.Store(!on) }
+func (r *Runtime) PlanPlainPods(on bool) { r.plainSearch.Store(!on) }
 
 // plansPlainPods reports whether pods of no gang are placed with the planner.
-func (r *Runtime) plansPlainPods() bool { return !r.plain.off.Load() }
+func (r *Runtime) plansPlainPods() bool { return !r.plainSearch.Load() }
 
 // planAlone places a pod of no gang with the profile's planner and narrows its cycle to the
 // node found, so that the Filter verdicts of the pods alike before it are not computed again

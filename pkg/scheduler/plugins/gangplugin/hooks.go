@@ -54,12 +54,12 @@ func (p *Adapter) admitMember(pod *v1.Pod) *fwk.Status {
 // quorum needs in one pass (plan.go); each planned member's cycle is narrowed to its node, and
 // the gang's members the plan leaves out wait until its quorum is placed (Permit wakes them).
 func (p *Adapter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	k, ok := p.keyOf(pod)
-	if !ok {
+	k, member := p.store.Membership().KeyOf(pod) // keyOf, read once: a pod of no gang is planned below
+	if !member || k.Kind != p.opts.Kind {
 		if p.opts.Kind != gang.KindPodGang {
 			return nil, fwk.NewStatus(fwk.Skip)
 		}
-		if _, member := p.store.Membership().KeyOf(pod); !member {
+		if !member {
 			// A pod of no gang: the PodGang plugin of the profile plans it (one plugin does).
 			if res, planned := p.planAlone(ctx, pod, nodes); planned {
 				return res, nil // its Filter (the holds) runs on the node found

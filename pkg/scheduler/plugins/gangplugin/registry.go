@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -38,8 +39,9 @@ type Runtime struct {
 	resorter Resorter
 	// gates are the member admissions of the profiles (GateOf).
 	gates map[fwk.Handle]*Gate
-	// plain: whether pods of no gang are planned (PlanPlainPods).
-	plain plainSearch
+	// plainSearch: pods of no gang get kube-scheduler's own search, not a plan
+	// (PlanPlainPods(false)).
+	plainSearch atomic.Bool
 }
 
 // profile is one scheduler profile's share of the Runtime.
