@@ -88,24 +88,24 @@ func TestSiblingKey(t *testing.T) {
 // margin) were kept, as when nodes came and went, they start afresh; the other keys keep theirs.
 func TestPassMemoBoundedByNodes(t *testing.T) {
 	var m passMemo
-	churned := m.verdicts("churned", 10)
+	churned := m.byKey.of("churned", 10)
 	for i := range 2*10 + passMemoSlack + 1 {
 		churned[fmt.Sprint("gone-", i)] = keptVerdict{}
 	}
-	steady := m.verdicts("steady", 10)
+	steady := m.byKey.of("steady", 10)
 	steady["n0"] = keptVerdict{generation: 7}
-	if got := m.verdicts("churned", 10); len(got) != 0 {
+	if got := m.byKey.of("churned", 10); len(got) != 0 {
 		t.Errorf("%d verdicts kept for 10 nodes, want them dropped", len(got))
 	}
-	if got := m.verdicts("steady", 10); got["n0"].generation != 7 {
+	if got := m.byKey.of("steady", 10); got["n0"].generation != 7 {
 		t.Errorf("the steady key lost its verdict: %v", got)
 	}
 	// Within the bound nothing is dropped.
-	within := m.verdicts("within", 10)
+	within := m.byKey.of("within", 10)
 	for i := range 2 * 10 {
 		within[fmt.Sprint("n", i)] = keptVerdict{}
 	}
-	if got := m.verdicts("within", 10); len(got) != 20 {
+	if got := m.byKey.of("within", 10); len(got) != 20 {
 		t.Errorf("%d verdicts kept within the bound, want 20", len(got))
 	}
 }

@@ -403,6 +403,9 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		defer pl.draView.claims.beginPass(devicesFreedBy(pl.draView.claims.ResourceClaimTracker, in.Evicted, in.Freed), in.Claims)()
 	}
 	view := func(n fwk.NodeInfo) fwk.NodeInfo {
+		if len(copies) == 0 {
+			return n
+		}
 		if c, ok := copies[n.Node().Name]; ok {
 			return c
 		}
@@ -454,6 +457,19 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			defer pl.forgetOnClassChange(ctx, kept, devices.classes, devicesKeys)
 		}
 	}
+	// Raw scores outlive the pass on the same terms (keptScore), for the nodes the pass did
+	// not copy.
+	var scoresKept *keptScores
+	if keep && pl.scoreMemo {
+		all, err := in.Snapshot.NodeInfos().List()
+		if err != nil {
+			return res, fmt.Errorf("listing the snapshot's nodes: %w", err)
+		}
+		scoresKept = &keptScores{byKey: &kept.scores, nodes: len(all), copied: func(node string) bool {
+			_, ok := copies[node]
+			return ok
+		}}
+	}
 	for _, pod := range in.Pods {
 		takes := pl.takesDevices(pod)
 		var verdicts map[string]*fwk.Status
@@ -467,14 +483,14 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			if keep && key != "" && keepable(pod) {
 				switch {
 				case !takes:
-					known = &keptSet{byNode: kept.verdicts(key, len(in.Nodes))}
+					known = &keptSet{byNode: kept.byKey.of(key, len(in.Nodes))}
 				case devices != nil && !rules.devicesShared:
 					// (devices not tied to one node are not in the fingerprint: a member that
 					// takes devices through an extended resource has no claim for siblingKey
 					// to turn away, so it is turned away here)
 					key += "\x00classes:" + devices.classes
 					devicesKeys[key] = true
-					known = &keptSet{byNode: kept.verdicts(key, len(in.Nodes)), devices: devices.byNode}
+					known = &keptSet{byNode: kept.byKey.of(key, len(in.Nodes)), devices: devices.byNode}
 				}
 			}
 		}
@@ -502,7 +518,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		}
 		var scoring *scoreUse
 		if pl.scoreMemo && !takes {
-			scoring = &scoreUse{memo: &scores, key: key}
+			scoring = &scoreUse{memo: &scores, key: key, kept: scoresKept}
 		}
 		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, known, scoring, placed)
 		if err != nil {
@@ -749,9 +765,9 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 			// hold for a later pass, and it would replace the node's own verdict).
 			c.keep = kept != nil && c.node == orig && !pl.hasNominated(name)
 			if !c.known && c.keep {
-				if c.status, c.known = kept.get(c.node); c.known && verdicts != nil {
-					verdicts[name] = c.status
-				}
+				// (not copied into verdicts: the members after it read kept as well, and a
+				// node the pass has not copied keeps its generation for the whole pass)
+				c.status, c.known = kept.get(c.node)
 			}
 			if c.known && c.status.IsSuccess() && devices {
 				// The DRA plugin's Filter keeps the node's allocation in the cycle state, for
@@ -841,10 +857,21 @@ func (pl *Planner) hasNominated(node string) bool {
 }
 
 // scoreUse is a member's access to the pass's kept raw scores: key is its Filter key
-// (siblingKey), which scoreKey completes once PreScore ran.
+// (siblingKey), which scoreKey completes once PreScore ran; kept, when not nil, lends those of
+// earlier passes (keptScore).
 type scoreUse struct {
 	memo *scoreMemo
 	key  string
+	kept *keptScores
+}
+
+// keptScores is a pass's access to the raw scores of earlier passes: nodes is the number of
+// nodes in the snapshot, copied tells the nodes the pass copied (a pod of the pass placed on
+// one, or one evicted from it: their scores are the pass's own).
+type keptScores struct {
+	byKey  *keptByKey[keptScore]
+	nodes  int
+	copied func(node string) bool
 }
 
 // best scores the feasible nodes and returns the highest (the first of equals); placed are
@@ -858,13 +885,22 @@ func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 		return nil, fmt.Errorf("PreScore of %s: %w", pod.Name, st.AsError())
 	}
 	var raw map[string][]fwk.PluginScore
+	var kept map[string]keptScore
+	var copied func(string) bool
 	if scoring != nil {
-		raw = scoring.memo.use(scoreKey(pod, scoring.key, pl.scorePlugins, state.GetSkipScorePlugins().Has))
+		skip := state.GetSkipScorePlugins().Has
+		key := scoreKey(pod, scoring.key, pl.scorePlugins, skip)
+		raw = scoring.memo.use(key)
+		if k := scoring.kept; raw != nil && k != nil {
+			if across := scoreKeyAcrossPasses(key, pl.scorePlugins, skip, k.nodes); across != "" {
+				kept, copied = k.byKey.of(across, k.nodes), k.copied
+			}
+		}
 	}
 	var scores []fwk.NodePluginScores
 	if raw != nil {
 		var err error
-		if scores, err = pl.scoreKept(ctx, state, pod, feasible, raw); err != nil {
+		if scores, err = pl.scoreKept(ctx, state, pod, feasible, raw, kept, copied); err != nil {
 			return nil, err
 		}
 	} else {

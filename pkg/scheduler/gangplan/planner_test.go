@@ -692,6 +692,96 @@ func TestFilterMemoAcrossPasses(t *testing.T) {
 	}
 }
 
+// Raw scores outlive their pass while their node's generation stands: a second gang alike
+// is scored again only on the nodes that changed since the first (its placements, another
+// scheduler's pod, a node given the label the members prefer) and on the node each member
+// before it took, and is placed where a planner that keeps no score across passes places it:
+// on the node that now carries the preferred label (a stale score there would miss it).
+func TestScoreMemoAcrossPasses(t *testing.T) {
+	ns, running := filledNodes(40)
+	for i, n := range ns {
+		if i%3 == 0 {
+			n.Labels["zone"] = "a"
+		}
+		if i%4 == 0 {
+			n.Status.Images = []v1.ContainerImage{{Names: []string{"registry.example.com/llm:v1"}, SizeBytes: 600 << 20}}
+		}
+	}
+	snap := internalcache.NewSnapshot(running, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gang := func(prefix string) []*v1.Pod {
+		out := make([]*v1.Pod, 3)
+		for i := range out {
+			p := gpuPod(fmt.Sprintf("%s-%d", prefix, i), 2)
+			p.Spec.Containers[0].Image = "registry.example.com/llm:v1"
+			p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{
+				{Weight: 10, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}},
+				{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "tier", Operator: v1.NodeSelectorOpIn, Values: []string{"gold"}}}}},
+			}}}
+			out[i] = p
+		}
+		return out
+	}
+	ctx := context.Background()
+	keeping, passOnly := newPlanner(t), newPlanner(t)
+	passOnly.SetFilterMemo(false) // nothing outlives a pass; raw scores are kept within it
+	plan := func(pl *gangplan.Planner, pods []*v1.Pod) gangplugin.PlanResult {
+		t.Helper()
+		res, err := pl.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: pods, Nodes: infos})
+		if err != nil || res.Failed != nil {
+			t.Fatalf("pass of %s: %v %+v", pods[0].Name, err, res)
+		}
+		return res
+	}
+	first := plan(keeping, gang("a"))
+	if want := plan(passOnly, gang("a")); fmt.Sprint(first.Nodes) != fmt.Sprint(want.Nodes) {
+		t.Fatalf("first gang: placements differ:\nkeeping scores  %v\npass only       %v", first.Nodes, want.Nodes)
+	}
+	changed := map[string]bool{}
+	for _, p := range gang("a") {
+		placeOn(t, snap, p, first.Nodes[p.Name], changed)
+	}
+	// Another scheduler's pod on one node; the label the members prefer most on another, a
+	// node with room that scored low before (no zone a, no image).
+	var other, gold string
+	for i, n := range ns {
+		if changed[n.Name] || i%5 == 4 {
+			continue
+		}
+		switch {
+		case other == "":
+			other = n.Name
+			placeOn(t, snap, gpuPod("other", 2), other, changed)
+		case gold == "" && i%3 != 0 && i%4 != 0:
+			gold = n.Name
+			info, _ := snap.NodeInfos().Get(gold)
+			node := n.DeepCopy()
+			node.Labels["tier"] = "gold"
+			info.(*framework.NodeInfo).SetNode(node)
+			changed[gold] = true
+		}
+	}
+	if gold == "" {
+		t.Fatal("no node to label")
+	}
+	before := keeping.ScoredNodes()
+	second := plan(keeping, gang("b"))
+	want := plan(passOnly, gang("b"))
+	if fmt.Sprint(second.Nodes) != fmt.Sprint(want.Nodes) {
+		t.Errorf("second gang: placements differ:\nkeeping scores  %v\npass only       %v", second.Nodes, want.Nodes)
+	}
+	if second.Nodes["b-0"] != gold {
+		t.Errorf("the first member of the second gang is on %s, want %s (the node now labelled tier=gold)", second.Nodes["b-0"], gold)
+	}
+	// The first member: at most the changed nodes; the next two: the node the one before took.
+	if scored, limit := keeping.ScoredNodes()-before, int64(len(changed)+2); scored > limit || scored == 0 {
+		t.Errorf("the second gang scored %d nodes, want 1 to %d (the %d changed nodes, then one node per member)", scored, limit, len(changed))
+	}
+}
+
 // Passes of one pod of no gang (PlanInput.Alone) keep their verdicts too: each pod after the
 // first of a stream alike is filtered again only on the node the one before it took, and is
 // placed where a planner that keeps nothing places it. Their verdicts are kept apart from the

@@ -94,14 +94,49 @@ func scoreKey(pod *v1.Pod, filterKey string, scorePlugins []string, skip func(st
 	return b.String()
 }
 
+// scoreKeyAcrossPasses is the key under which the raw scores of members of key (scoreKey)
+// outlive their pass (keptScore), "" when they may not: while InterPodAffinity scores them
+// (its PreScore reads the preferred terms of the pods on every node, which the nodes'
+// generations do not cover). While ImageLocality scores them the key holds nodes, the
+// snapshot's node count, by which it scales an image's spread; the spread itself is read from
+// the node's own entry in the snapshot, renewed with its generation.
+func scoreKeyAcrossPasses(key string, scorePlugins []string, skip func(string) bool, nodes int) string {
+	if key == "" {
+		return ""
+	}
+	images := false
+	for _, p := range scorePlugins {
+		if skip(p) {
+			continue
+		}
+		switch p {
+		case names.InterPodAffinity:
+			return ""
+		case names.ImageLocality:
+			images = true
+		}
+	}
+	if images {
+		return fmt.Sprintf("%s\x00nodes:%d", key, nodes)
+	}
+	return key
+}
+
 // scoreKept scores pod on feasible as RunScorePlugins does, taking the raw scores kept in raw
-// and keeping there those it computes; PreScore ran.
-func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, raw map[string][]fwk.PluginScore) ([]fwk.NodePluginScores, error) {
+// (this pass's) and kept (earlier passes', by node generation; nil: none) and keeping in both
+// those it computes (in kept only for nodes not copied by the pass); PreScore ran.
+func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, raw map[string][]fwk.PluginScore, kept map[string]keptScore, copied func(string) bool) ([]fwk.NodePluginScores, error) {
 	scores := make([]fwk.NodePluginScores, len(feasible))
 	var todo []int
 	for i, n := range feasible {
 		name := n.Node().Name
-		if r, ok := raw[name]; ok {
+		r, ok := raw[name]
+		if !ok && kept != nil {
+			if k, found := kept[name]; found && k.generation == n.GetGeneration() && !copied(name) {
+				r, ok = k.raw, true // (not copied into raw: the members after it read kept as well)
+			}
+		}
+		if ok {
 			scores[i] = fwk.NodePluginScores{Name: name, RawScores: r}
 			continue
 		}
@@ -124,7 +159,11 @@ func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.
 		}
 	}
 	for _, i := range todo {
-		raw[scores[i].Name] = scores[i].RawScores
+		name := scores[i].Name
+		raw[name] = scores[i].RawScores
+		if kept != nil && !copied(name) {
+			kept[name] = keptScore{generation: feasible[i].GetGeneration(), raw: scores[i].RawScores}
+		}
 	}
 	pl.scoredNodes.Add(int64(len(todo)))
 	if st := pl.fw.NormalizeScores(ctx, state, pod, scores); !st.IsSuccess() {

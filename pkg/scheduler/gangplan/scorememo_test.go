@@ -2,6 +2,7 @@ package gangplan
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -69,6 +70,29 @@ func TestScoreKey(t *testing.T) {
 		if k != "" {
 			t.Errorf("%s: key %q, want none", name, k)
 		}
+	}
+}
+
+// Raw scores outlive their pass under the member's key, with the snapshot's node count while
+// ImageLocality scores (it scales an image's spread by it), and not at all while
+// InterPodAffinity scores (its PreScore reads pods on every node).
+func TestScoreKeyAcrossPasses(t *testing.T) {
+	all := []string{names.NodeResourcesFit, names.ImageLocality, names.InterPodAffinity, names.NodeAffinity}
+	skips := func(ps ...string) func(string) bool {
+		return func(p string) bool { return slices.Contains(ps, p) }
+	}
+	if k := scoreKeyAcrossPasses("k", all, skips(names.ImageLocality, names.InterPodAffinity), 10); k != "k" {
+		t.Errorf("local plugins only: %q, want the member's key", k)
+	}
+	a, b := scoreKeyAcrossPasses("k", all, skips(names.InterPodAffinity), 10), scoreKeyAcrossPasses("k", all, skips(names.InterPodAffinity), 11)
+	if a == "" || a == b {
+		t.Errorf("ImageLocality scores: %q on 10 nodes, %q on 11, want keys apart", a, b)
+	}
+	if k := scoreKeyAcrossPasses("k", all, skips(names.ImageLocality), 10); k != "" {
+		t.Errorf("InterPodAffinity scores: %q, want none", k)
+	}
+	if k := scoreKeyAcrossPasses("", all, skips(names.ImageLocality, names.InterPodAffinity), 10); k != "" {
+		t.Errorf("no key within the pass: %q, want none", k)
 	}
 }
 
