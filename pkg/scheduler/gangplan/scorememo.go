@@ -31,6 +31,7 @@ import (
 // neither does one whose score depends on where the pass put the members before it:
 // preferred pod affinity, soft topology spreading, devices, volumes to be bound (their
 // plugins score the members that have none alike on every node, or are skipped for them).
+// Beyond the pass, raw scores are kept by node generation (keptScore).
 type scoreMemo = alikeMemo[[]fwk.PluginScore]
 
 // localScores are the Score plugins whose raw score of a node reads only the pod, the node,
