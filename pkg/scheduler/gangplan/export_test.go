@@ -14,3 +14,9 @@ func (pl *Planner) SetScoreMemo(on bool) { pl.scoreMemo = on }
 
 // ScoredNodes is how many nodes the passes ran the profile's Score plugins on.
 func (pl *Planner) ScoredNodes() int64 { return pl.scoredNodes.Load() }
+
+// ForgetKept drops what passes kept for the passes after them (passMemo), as a restart does.
+func (pl *Planner) ForgetKept() {
+	pl.kept.byKey, pl.kept.scores = nil, nil
+	pl.keptAlone.byKey, pl.keptAlone.scores = nil, nil
+}
