@@ -453,23 +453,30 @@ func TestFilterMemoKeepsThePlan(t *testing.T) {
 	}
 }
 
-// The Score memo changes what a pass costs, not what it decides: on nodes that score apart
-// (every fill, a preferred zone, PreferNoSchedule taints, the members' image on some), a gang
-// of members alike is placed on the same nodes with it as without it, and each node is
-// scored about once instead of once per member (the nodes the members before took, again).
-func TestScoreMemoKeepsThePlan(t *testing.T) {
-	ns, running := filledNodes(60)
+// scoreApart makes ns score apart for members that prefer zone a and run
+// registry.example.com/llm:v1: every third node is in zone a, every fourth has the image, and
+// with taints every seventh has a PreferNoSchedule taint.
+func scoreApart(ns []*v1.Node, taints bool) {
 	for i, n := range ns {
 		if i%3 == 0 {
 			n.Labels["zone"] = "a"
 		}
-		if i%7 == 0 {
+		if taints && i%7 == 0 {
 			n.Spec.Taints = []v1.Taint{{Key: "busy", Effect: v1.TaintEffectPreferNoSchedule}}
 		}
 		if i%4 == 0 {
 			n.Status.Images = []v1.ContainerImage{{Names: []string{"registry.example.com/llm:v1"}, SizeBytes: 600 << 20}}
 		}
 	}
+}
+
+// The Score memo changes what a pass costs, not what it decides: on nodes that score apart
+// (every fill, a preferred zone, PreferNoSchedule taints, the members' image on some), a gang
+// of members alike is placed on the same nodes with it as without it, and each node is
+// scored about once instead of once per member (the nodes the members before took, again).
+func TestScoreMemoKeepsThePlan(t *testing.T) {
+	ns, running := filledNodes(60)
+	scoreApart(ns, true)
 	members := func(n int, gpus int64) []*v1.Pod {
 		out := pods(n, gpus)
 		for _, p := range out {
@@ -638,18 +645,8 @@ func TestPlanMembersWithUnboundVolumes(t *testing.T) {
 // changed node that no longer fits.
 func TestFilterMemoAcrossPasses(t *testing.T) {
 	ns := nodes(40, 8)
-	snap := internalcache.NewSnapshot(nil, ns)
-	infos, err := snap.NodeInfos().List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gang := func(prefix string) []*v1.Pod {
-		out := make([]*v1.Pod, 3)
-		for i := range out {
-			out[i] = gpuPod(fmt.Sprintf("%s-%d", prefix, i), 8)
-		}
-		return out
-	}
+	snap, infos := listed(t, ns)
+	gang := func(prefix string) []*v1.Pod { return gangOf3(prefix, 8) }
 	ctx := context.Background()
 	keeping, fresh := newPlanner(t), newPlanner(t)
 	fresh.SetFilterMemo(false)
@@ -712,29 +709,16 @@ func TestFilterMemoAcrossPasses(t *testing.T) {
 // on the node that now carries the preferred label (a stale score there would miss it).
 func TestScoreMemoAcrossPasses(t *testing.T) {
 	ns, running := filledNodes(40)
-	for i, n := range ns {
-		if i%3 == 0 {
-			n.Labels["zone"] = "a"
-		}
-		if i%4 == 0 {
-			n.Status.Images = []v1.ContainerImage{{Names: []string{"registry.example.com/llm:v1"}, SizeBytes: 600 << 20}}
-		}
-	}
-	snap := internalcache.NewSnapshot(running, ns)
-	infos, err := snap.NodeInfos().List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	scoreApart(ns, false)
+	snap, infos := listed(t, ns, running...)
 	gang := func(prefix string) []*v1.Pod {
-		out := make([]*v1.Pod, 3)
-		for i := range out {
-			p := gpuPod(fmt.Sprintf("%s-%d", prefix, i), 2)
+		out := gangOf3(prefix, 2)
+		for _, p := range out {
 			p.Spec.Containers[0].Image = "registry.example.com/llm:v1"
 			p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{
 				{Weight: 10, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}},
 				{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "tier", Operator: v1.NodeSelectorOpIn, Values: []string{"gold"}}}}},
 			}}}
-			out[i] = p
 		}
 		return out
 	}
@@ -801,12 +785,7 @@ func TestScoreMemoAcrossPasses(t *testing.T) {
 // gangs': plain pods of many templates (more than the kept templates) between two gangs alike
 // leave the second gang its kept verdicts.
 func TestAlonePassesKeepVerdictsApart(t *testing.T) {
-	ns := nodes(40, 8)
-	snap := internalcache.NewSnapshot(nil, ns)
-	infos, err := snap.NodeInfos().List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, infos := listed(t, nodes(40, 8))
 	ctx := context.Background()
 	keeping, fresh := newPlanner(t), newPlanner(t)
 	fresh.SetFilterMemo(false)
@@ -831,13 +810,7 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 			placeOn(t, snap, p, got.Nodes[p.Name], changed)
 		}
 	}
-	gang := func(prefix string) []*v1.Pod {
-		out := make([]*v1.Pod, 3)
-		for i := range out {
-			out[i] = gpuPod(fmt.Sprintf("%s-%d", prefix, i), 8)
-		}
-		return out
-	}
+	gang := func(prefix string) []*v1.Pod { return gangOf3(prefix, 8) }
 	plan(gang("a"), false)
 
 	// A stream of plain pods alike, one pass each.
@@ -864,6 +837,26 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 	if runs := keeping.FilterRuns() - before; runs != int64(aChanged+2) {
 		t.Errorf("the second gang ran Filter %d times, want %d (the %d nodes changed since the first gang, then one node per member): the plain pods' passes pushed its verdicts out", runs, aChanged+2, aChanged)
 	}
+}
+
+// listed is a snapshot of ns with running on them, and its nodes as the scheduler lists them.
+func listed(t *testing.T, ns []*v1.Node, running ...*v1.Pod) (*internalcache.Snapshot, []fwk.NodeInfo) {
+	t.Helper()
+	snap := internalcache.NewSnapshot(running, ns)
+	infos, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, infos
+}
+
+// gangOf3 is a gang of 3 members prefix-0..2 asking for gpus each.
+func gangOf3(prefix string, gpus int64) []*v1.Pod {
+	out := make([]*v1.Pod, 3)
+	for i := range out {
+		out[i] = gpuPod(fmt.Sprintf("%s-%d", prefix, i), gpus)
+	}
+	return out
 }
 
 // placeOn binds pod to node in snap as the scheduler's cache would (the node gets a new
