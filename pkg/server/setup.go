@@ -108,7 +108,7 @@ func Setup(ctx context.Context, opts *options.Options, so SetupOptions, outOfTre
 	// The planner calls no scheduler extender: with extenders configured, a pod of no gang
 	// keeps the cycle's own search, which asks them of every node it finds.
 	plans := !so.PlainPodSearch && len(cc.ComponentConfig.Extenders) == 0
-	if !so.PlainPodSearch && !plans {
+	if !so.PlainPodSearch && len(cc.ComponentConfig.Extenders) > 0 {
 		klog.FromContext(ctx).Info("Pods of no gang are searched by kube-scheduler's own cycle: scheduler extenders are configured", "extenders", len(cc.ComponentConfig.Extenders))
 	}
 	so.Runtime.PlanPlainPods(plans)

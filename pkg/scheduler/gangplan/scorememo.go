@@ -125,7 +125,8 @@ func scoreKeyAcrossPasses(key string, scorePlugins []string, skip func(string) b
 
 // scoreKept scores pod on feasible as RunScorePlugins does, taking the raw scores kept in raw
 // (this pass's) and kept (earlier passes', by node generation; nil: none) and keeping in both
-// those it computes (in kept only for nodes not copied by the pass); PreScore ran.
+// those it computes (in kept only for nodes not copied by the pass, whose entries would
+// replace the node's own); PreScore ran.
 func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, raw map[string][]fwk.PluginScore, kept map[string]keptScore, copied func(string) bool) ([]fwk.NodePluginScores, error) {
 	scores := make([]fwk.NodePluginScores, len(feasible))
 	var todo []int
@@ -133,8 +134,10 @@ func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.
 		name := n.Node().Name
 		r, ok := raw[name]
 		if !ok && kept != nil {
-			if k, found := kept[name]; found && k.generation == n.GetGeneration() && !copied(name) {
-				r, ok = k.raw, true // (not copied into raw: the members after it read kept as well)
+			// (a copy the pass made of a node never matches: adding or removing a pod gives it a
+			// generation of its own; not copied into raw: the members after it read kept too)
+			if k, found := kept[name]; found && k.generation == n.GetGeneration() {
+				r, ok = k.raw, true
 			}
 		}
 		if ok {
