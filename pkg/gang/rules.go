@@ -92,15 +92,25 @@ func (s *Store) SettleQuorum(k Key) (met, cleared bool, pending []*v1.Pod) {
 	return true, cleared, pendingLocked(e)
 }
 
-// Binding reports whether gang k's quorum is met only with assumed members: the gang is not
-// established and its binds are in flight. A status written now would be out of date within
-// the binds' round trips; the bind that completes the quorum (or the release of a failed one)
-// has it written.
+// Binding reports whether gang k's quorum is placed but the gang is not established yet: its
+// binds are in flight, or the bind that completed it is recorded and the establishment that
+// follows it (Establish, run by whoever recorded the bind or the spec) has not run yet. A
+// status written now would be out of date within the binds' round trips; the establishment
+// (or the release of a failed bind) has it written.
 func (s *Store) Binding(k Key) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.gangs[k]
-	return e != nil && !establishedLocked(e) && quorumLocked(e, true) && !quorumLocked(e, false)
+	return e != nil && bindingLocked(e)
+}
+
+// bindingLocked is Binding of e. A quorum bound with nothing bound (podgroups of minReplicas
+// 0) never establishes the gang, so it is not binding either.
+func bindingLocked(e *entry) bool {
+	if establishedLocked(e) || !quorumLocked(e, true) {
+		return false
+	}
+	return !quorumLocked(e, false) || e.bound > 0
 }
 
 // QuorumBound reports whether bound non-surge members alone reach minReplicas in every

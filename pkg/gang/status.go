@@ -24,6 +24,10 @@ type Status struct {
 	Members       int
 	Bound         int
 	Nodes         int
+	// Binding: the quorum is placed and the gang not yet established (Store.Binding), read
+	// with the rest, so that a status writer never judges counts from before the last bind by
+	// a Binding read after it.
+	Binding bool
 	// Served: a member for this scheduler has been seen (now or earlier, while the gang
 	// object lived). Status writers touch only served gangs.
 	Served bool
@@ -43,7 +47,7 @@ func (s *Store) Status(k Key) Status {
 	if e == nil {
 		return Status{}
 	}
-	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: currentWaitLocked(e), Members: len(e.members), Served: e.served, PackNote: e.packNote}
+	st := Status{Exists: e.spec != nil, Established: establishedLocked(e), EstablishedAt: e.establishedAt, Wait: currentWaitLocked(e), Members: len(e.members), Served: e.served, PackNote: e.packNote, Binding: bindingLocked(e)}
 	nodes := map[string]struct{}{}
 	for _, m := range e.members {
 		if m.State == Bound {

@@ -222,6 +222,52 @@ func TestEstablishedLifecycle(t *testing.T) {
 	}
 }
 
+// A quorum bound as the informer reports it is still binding until Establish runs: a status
+// writer reading the gang between the two would write it "waiting for its quorum" once more
+// (the status read with the counts, not by a second call that may see a later bind).
+func TestBindingUntilEstablished(t *testing.T) {
+	s, _ := newTestStore()
+	s.SetSpec(spec("g", "w:2"))
+	p1 := pod("g", "w", 1)
+	s.UpsertPod(pod("g", "w", 0, bound))
+	s.UpsertPod(p1)
+	binding := func(want bool, when string) {
+		t.Helper()
+		if got := s.Binding(key("g")); got != want {
+			t.Errorf("%s: Binding = %v, want %v", when, got, want)
+		}
+		if got := s.Status(key("g")).Binding; got != want {
+			t.Errorf("%s: Status().Binding = %v, want %v", when, got, want)
+		}
+	}
+	binding(false, "one of two bound, the other pending")
+	s.Assume(p1, "n1")
+	binding(true, "the last member assumed")
+	s.UpsertPod(pod("g", "w", 1, bound)) // the informer's bind event, before Establish
+	binding(true, "the quorum bound, not established yet")
+	if !s.Establish(key("g")) {
+		t.Fatal("Establish after the quorum bound")
+	}
+	binding(false, "established")
+
+	// Members bound before their gang object: binding from the spec's arrival to Establish.
+	s.UpsertPod(pod("late", "w", 0, bound))
+	if s.Binding(key("late")) {
+		t.Error("a gang without an object is not binding")
+	}
+	s.SetSpec(spec("late", "w:1"))
+	if !s.Binding(key("late")) || !s.Establish(key("late")) || s.Binding(key("late")) {
+		t.Error("a quorum found bound by the spec is binding until established")
+	}
+
+	// A minimum of 0 is met with nothing bound and never establishes: never binding.
+	s.SetSpec(spec("none", "w:0"))
+	s.UpsertPod(pod("none", "w", 0))
+	if s.Binding(key("none")) || s.Status(key("none")).Binding {
+		t.Error("a gang of minimum 0 with nothing bound is binding: its status would never be written")
+	}
+}
+
 // Rule 3 across restarts: a Scheduled=True condition on the object plus a bound member means
 // established; the condition alone does not.
 func TestEstablishedFromObjectStatus(t *testing.T) {

@@ -159,6 +159,12 @@ func newCycleHarness(tb testing.TB, nodes int, memberCycles bool, opts ...gangcy
 	broadcaster.StartRecordingToSink(ctx.Done())
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
+	// As Phalanx's server does (pkg/server): the informers' stores are synced, but the
+	// scheduler's cache holds only the nodes its handlers have processed, and a gang planned
+	// on part of the cluster is told it does not fit.
+	if err := h.sched.WaitForHandlersSync(ctx); err != nil {
+		tb.Fatal(err)
+	}
 	go h.sched.Run(ctx)
 	return h
 }

@@ -42,7 +42,9 @@ func (p *Adapter) GangHandlers() cache.ResourceEventHandler {
 }
 
 // onGang records a gang object. A new or changed spec wakes the gang's pending members and
-// the pending members of gangs based on it (see EventsToRegister: no hint does).
+// the pending members of gangs based on it (see EventsToRegister: no hint does), and
+// establishes a gang whose quorum it finds bound: members bound before their object arrived,
+// or a minimum lowered to what is bound (no bind event follows to establish it).
 func (p *Adapter) onGang(obj any) {
 	spec, ok := p.opts.ToSpec(obj)
 	if !ok {
@@ -52,8 +54,12 @@ func (p *Adapter) onGang(obj any) {
 	if p.recordSpec(spec) {
 		p.classMayChange(spec.Key) // its minimums, priority or creation may have changed
 		logger := klog.Background()
-		p.activate(logger, spec.Key)
-		p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
+		if p.establish(spec.Key) {
+			p.established(logger, spec.Key) // wakes the gang and the gangs based on it too
+		} else {
+			p.activate(logger, spec.Key)
+			p.activatePods(logger, p.store.PendingPodsBasedOn(spec.Key))
+		}
 		p.holdReleased(spec.Key) // its reservation may be gone from the spec
 	}
 }

@@ -149,10 +149,10 @@ func (b *WriterBase) Preempted(k gang.Key, note string) {
 
 // Writable returns the gang's status when it is Phalanx's to write now: a member of this
 // scheduler was seen (a gang whose pods all name another scheduler is not ours), and its
-// quorum is not binding (the bind that completes it has the status written).
+// quorum is not binding (gang.Store.Binding: its establishment has the status written).
 func (b *WriterBase) Writable(k gang.Key) (gang.Status, bool) {
 	st := b.Store.Status(k)
-	return st, st.Served && !b.Store.Binding(k)
+	return st, st.Served && !st.Binding
 }
 
 // Settle is how long after a gang's last status write a write that changes only condition

@@ -546,3 +546,45 @@ func TestPreEnqueueWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A gang object that arrives after its quorum bound, or whose minimum is lowered to what is
+// bound, establishes the gang: no bind event follows to do it, and until it is established
+// its status is not written (gang.Store.Binding).
+func TestGangObjectEstablishesBoundQuorum(t *testing.T) {
+	pl, _ := newTestPlugin(t)
+	k := gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "g"}
+	for i := 0; i < 3; i++ {
+		p := member("g", i)
+		if i < 2 {
+			p.Spec.NodeName = fmt.Sprintf("n%d", i)
+		}
+		pl.PodHandlers().OnAdd(p, false)
+	}
+	pg := &schedv1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", CreationTimestamp: metav1.Now(), Generation: 1},
+		Spec: schedv1.PodGangSpec{PodGroups: []schedv1.PodGroup{{Name: "w", MinReplicas: 3}}}}
+	pl.GangHandlers().OnAdd(pg, false)
+	if pl.Store().Established(k) {
+		t.Fatal("established with 2 of its minimum of 3 bound")
+	}
+	if st := pl.Store().Status(k); st.Binding {
+		t.Fatalf("binding with a member of its quorum pending: %+v", st)
+	}
+	lowered := pg.DeepCopy()
+	lowered.Generation, lowered.Spec.PodGroups[0].MinReplicas = 2, 2
+	pl.GangHandlers().OnUpdate(pg, lowered)
+	if !pl.Store().Established(k) {
+		t.Error("not established once its minimum was lowered to the 2 members bound")
+	}
+
+	for i := 0; i < 2; i++ {
+		p := member("late", i)
+		p.Spec.NodeName = fmt.Sprintf("n%d", i)
+		pl.PodHandlers().OnAdd(p, false)
+	}
+	late := pg.DeepCopy()
+	late.Name, late.Spec.PodGroups[0].MinReplicas = "late", 2
+	pl.GangHandlers().OnAdd(late, false)
+	if kl := (gang.Key{Kind: gang.KindPodGang, Namespace: "ns", Name: "late"}); !pl.Store().Established(kl) || pl.Store().Status(kl).Binding {
+		t.Error("a gang object that arrived after its quorum bound is not established")
+	}
+}
