@@ -758,7 +758,13 @@ func startScheduler(root, dir, kubeconfig string, cfg Config, pprofPort int) (*e
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		return nil, time.Time{}, err
 	}
-	args := []string{"--config=" + path, "--v=1", "--webhook-port=0", "--controller-workers=0"}
+	// PHALANX_PERF_V: the scheduler's log verbosity (1 unless set; 2 logs every bind, which
+	// costs the measured run some of its rate: for reading a run kept with PHALANX_PERF_KEEP).
+	v := "1"
+	if lv := os.Getenv("PHALANX_PERF_V"); lv != "" {
+		v = lv
+	}
+	args := []string{"--config=" + path, "--v=" + v, "--webhook-port=0", "--controller-workers=0"}
 	if pprofPort > 0 {
 		// PHALANX_PERF_PPROF: serve /debug/pprof without credentials for the profile.
 		args = append(args, fmt.Sprintf("--secure-port=%d", pprofPort), "--bind-address=127.0.0.1",
