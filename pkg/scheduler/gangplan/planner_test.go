@@ -646,22 +646,21 @@ func TestPlanMembersWithUnboundVolumes(t *testing.T) {
 func TestFilterMemoAcrossPasses(t *testing.T) {
 	ns := nodes(40, 8)
 	snap, infos := listed(t, ns)
-	gang := func(prefix string) []*v1.Pod { return gangOf3(prefix, 8) }
 	ctx := context.Background()
 	keeping, fresh := newPlanner(t), newPlanner(t)
 	fresh.SetFilterMemo(false)
-	first, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("a"), Nodes: infos})
+	first, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gangOf3("a", 8), Nodes: infos})
 	if err != nil || first.Failed != nil {
 		t.Fatalf("first gang: %v %+v", err, first)
 	}
-	if _, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("a"), Nodes: infos}); err != nil {
+	if _, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gangOf3("a", 8), Nodes: infos}); err != nil {
 		t.Fatal(err) // the same pass, so that both planners start the next search at the same node
 	}
 	// The cluster after it, as the scheduler's cache gives it: the first gang on its nodes, a
 	// node taken by another scheduler's pod, a node tainted NoSchedule.
 	changed := map[string]bool{}
 	place := func(pod *v1.Pod, node string) { placeOn(t, snap, pod, node, changed) }
-	for _, p := range gang("a") {
+	for _, p := range gangOf3("a", 8) {
 		place(p, first.Nodes[p.Name])
 	}
 	var other, tainted string
@@ -679,11 +678,11 @@ func TestFilterMemoAcrossPasses(t *testing.T) {
 		}
 	}
 	before := keeping.FilterRuns()
-	second, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("b"), Nodes: infos})
+	second, err := keeping.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gangOf3("b", 8), Nodes: infos})
 	if err != nil || second.Failed != nil {
 		t.Fatalf("second gang: %v %+v", err, second)
 	}
-	want, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gang("b"), Nodes: infos})
+	want, err := fresh.Plan(ctx, gangplugin.PlanInput{Snapshot: snap, Pods: gangOf3("b", 8), Nodes: infos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -810,8 +809,7 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 			placeOn(t, snap, p, got.Nodes[p.Name], changed)
 		}
 	}
-	gang := func(prefix string) []*v1.Pod { return gangOf3(prefix, 8) }
-	plan(gang("a"), false)
+	plan(gangOf3("a", 8), false)
 
 	// A stream of plain pods alike, one pass each.
 	before := keeping.FilterRuns()
@@ -830,7 +828,7 @@ func TestAlonePassesKeepVerdictsApart(t *testing.T) {
 		plan([]*v1.Pod{p}, true)
 	}
 	before = keeping.FilterRuns()
-	plan(gang("b"), false)
+	plan(gangOf3("b", 8), false)
 	// The first member: the nodes that changed since the first gang's pass (every node is
 	// searched: fewer than 100); the next two: the node the one before took.
 	aChanged := len(changed) - 3 // the second gang's own nodes changed after its pass
