@@ -73,6 +73,11 @@ type Config struct {
 	GangsOnly bool
 	// Args are more phalanx-scheduler flags.
 	Args []string
+	// ClientBinds > 0: no scheduler; once the pods exist, a client of the harness binds them
+	// itself (pod k of the workload to node k/8, past the prefilled nodes) from this many
+	// goroutines at once. Its rate is the API server's: the bind rate a scheduler that decided
+	// every node at once and spent nothing else could reach on this machine.
+	ClientBinds int
 }
 
 // configs: the default and in-tree configurations run with kube-scheduler's own feature
@@ -89,6 +94,11 @@ var configs = []Config{
 var otherConfigs = []Config{
 	// Every gang member in a cycle of its own, as before pkg/scheduler/gangcycle.
 	{Name: "phalanx-member-cycles", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true, Args: []string{"--member-cycles"}},
+	// The API server's bind rate, with as many binds in flight as the gang Binder allows
+	// (gangcycle.MaxConcurrentBinds) and with others.
+	{Name: "client-binds-32", SchedulerName: "none", ClientBinds: 32},
+	{Name: "client-binds-128", SchedulerName: "none", ClientBinds: 128},
+	{Name: "client-binds-512", SchedulerName: "none", ClientBinds: 512},
 }
 
 // Workload is what one run schedules.
@@ -323,6 +333,42 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.ClientBinds > 0 {
+		if wl.Arrive {
+			create()
+			writesBefore["pods"] += float64(pods)
+		}
+		start := time.Now()
+		// A client of its own, not rate-limited (the harness's allows 2,000 requests/s).
+		bc := *cluster.Config
+		bc.QPS = -1
+		if err := bindDirect(ctx, kubernetes.NewForConfigOrDie(&bc), wl, prefilled, cfg.ClientBinds); err != nil {
+			t.Fatalf("binding: %v", err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(bound) == pods, nil
+		}); err != nil {
+			t.Fatalf("the watch saw %d of %d binds: %v", len(bound), pods, err)
+		}
+		writesAfter, err := apiWrites(ctx, kube)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopWatch()
+		<-done
+		r := summarize(cfg, wl, pods, bound, gangOf, start, 0, 0)
+		t.Logf("%s: binds seen by the watch, from the first bind call: %s", cfg.Name, bindTimeline(bound, start))
+		r.Writes = map[string]float64{}
+		for res, n := range writesAfter {
+			if d := n - writesBefore[res]; d > 0 {
+				r.Writes[res] = d
+				r.WritesPerPod += d / float64(max(r.Bound, 1))
+			}
+		}
+		return r
+	}
 	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg, pprofPort)
 	if err != nil {
 		t.Fatal(err)
@@ -419,6 +465,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	mu.Lock()
 	defer mu.Unlock()
 	r := summarize(cfg, wl, pods, bound, gangOf, start, cpu, rss)
+	t.Logf("%s: binds seen by the watch, from the scheduler's start: %s", cfg.Name, bindTimeline(bound, start))
 	r.Writes = map[string]float64{}
 	var writes float64
 	for res, n := range writesAfter {
@@ -434,6 +481,66 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
 	}
 	return r
+}
+
+// bindTimeline is when the first bind, each eighth of the binds and the last were seen,
+// from start: where a run's rate was lost (a slow start, a slow middle, a tail).
+func bindTimeline(bound map[string]time.Time, start time.Time) string {
+	var at []time.Duration
+	for _, t := range bound {
+		at = append(at, t.Sub(start))
+	}
+	if len(at) == 0 {
+		return "none"
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+	var parts []string
+	for k := 0; k <= 8; k++ {
+		i := min(len(at)-1, k*len(at)/8)
+		parts = append(parts, fmt.Sprintf("#%d %v", i+1, at[i].Round(time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bindDirect binds the workload's pods with kube from workers goroutines at once: gang g's member i
+// and plain pod j in the order the workload creates them, 8 to a node, from the first node the
+// prefill left free.
+func bindDirect(ctx context.Context, kube kubernetes.Interface, wl Workload, prefilled, workers int) error {
+	var names []string
+	for g := 0; g < wl.Gangs; g++ {
+		for i := 0; i < wl.GangSize; i++ {
+			names = append(names, fmt.Sprintf("gang-%d-%d", g, i))
+		}
+	}
+	for i := 0; i < wl.Plain; i++ {
+		names = append(names, fmt.Sprintf("plain-%d", i))
+	}
+	if len(names) > (wl.Nodes-prefilled)*8 {
+		return fmt.Errorf("%d pods do not fit %d free nodes of 8 GPUs", len(names), wl.Nodes-prefilled)
+	}
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names[k]},
+					Target: corev1.ObjectReference{Kind: "Node", Name: fmt.Sprintf("perf-node-%d", prefilled+k/8)}}
+				if err := kube.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+					once.Do(func() { first = fmt.Errorf("pod %s: %w", names[k], err) })
+				}
+			}
+		}()
+	}
+	for k := range names {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return first
 }
 
 // saveMetrics writes the scheduler's /metrics (served on port without credentials) to

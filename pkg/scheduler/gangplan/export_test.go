@@ -20,3 +20,7 @@ func (pl *Planner) ForgetKept() {
 	pl.kept.byKey, pl.kept.scores = nil, nil
 	pl.keptAlone.byKey, pl.keptAlone.scores = nil, nil
 }
+
+// OwnNormalizer reports whether the passes total kept scores themselves (normalizer) rather
+// than through the framework's NormalizeScores.
+func (pl *Planner) OwnNormalizer() bool { return pl.norm != nil }

@@ -94,6 +94,9 @@ type Planner struct {
 	// (scoreMemo); scorePlugins are the framework's Score plugins, which decide it per member.
 	scoreMemo    bool
 	scorePlugins []string
+	// norm totals the scores kept by scoreMemo without the framework's allocations per member
+	// (normalizer); nil: the framework's NormalizeScores does.
+	norm *normalizer
 	// filterRuns counts the profile's Filter runs of the passes, scoredNodes the nodes their
 	// Score plugins ran on (for tests).
 	filterRuns  atomic.Int64
@@ -170,7 +173,8 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 		view = newDRAView(dra)
 		opts = append(opts, frameworkruntime.WithSharedDRAManager(view))
 	}
-	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), prof, opts...)
+	built := map[string]fwk.Plugin{}
+	fw, err := frameworkruntime.NewFramework(ctx, capturingRegistry(frameworkplugins.NewInTreeRegistry(), built), prof, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the planning framework: %w", err)
 	}
@@ -182,6 +186,7 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 	for _, p := range fw.ListPlugins().Score.Enabled {
 		pl.scorePlugins = append(pl.scorePlugins, p.Name)
 	}
+	pl.norm = newNormalizer(fw.ListPlugins().Score.Enabled, built)
 	if f := fw.SharedInformerFactory(); f != nil {
 		pl.claims = f.Core().V1().PersistentVolumeClaims().Lister()
 	}
@@ -470,6 +475,7 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 			return ok
 		}}
 	}
+	var bufs passBufs
 	for _, pod := range in.Pods {
 		takes := pl.takesDevices(pod)
 		var verdicts map[string]*fwk.Status
@@ -518,9 +524,9 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 		}
 		var scoring *scoreUse
 		if pl.scoreMemo && !takes {
-			scoring = &scoreUse{memo: &scores, key: key, kept: scoresKept}
+			scoring = &scoreUse{memo: &scores, key: key, kept: scoresKept, bufs: &bufs.scores}
 		}
-		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, known, scoring, placed)
+		best, reason, err := pl.place(ctx, state, pod, takes, pre, in, view, toFind, verdicts, known, scoring, placed, &bufs)
 		if err != nil {
 			return res, err
 		}
@@ -570,10 +576,10 @@ func (pl *Planner) Plan(ctx context.Context, in gangplugin.PlanInput) (gangplugi
 // allocation then, for Reserve: it is filtered again, and if it no longer fits (it cannot
 // while the pass holds the snapshot, but the allocator is the judge) the member is placed
 // again without the memo.
-func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, devices bool, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, scoring *scoreUse, placed []fwk.NodeInfo) (fwk.NodeInfo, string, error) {
+func (pl *Planner) place(ctx context.Context, state fwk.CycleState, pod *v1.Pod, devices bool, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, scoring *scoreUse, placed []fwk.NodeInfo, bufs *passBufs) (fwk.NodeInfo, string, error) {
 	reuse := devices && (verdicts != nil || kept != nil) && !pl.allocationScored(pod)
 	for {
-		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, devices, reuse)
+		feasible, unfiltered, reasons, err := pl.feasible(ctx, state, pod, pre, in, view, toFind, verdicts, kept, devices, reuse, bufs)
 		if err != nil {
 			return nil, "", err
 		}
@@ -735,8 +741,9 @@ func (pl *Planner) evict(ctx context.Context, in gangplugin.PlanInput, copies ma
 // kept (the verdicts of earlier passes, nil: none; passMemo). A member that takes devices
 // takes a kept success only with reuseFits (place); unfiltered are the feasible nodes it
 // took one for, whose allocations its cycle state lacks.
-func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, devices, reuseFits bool) ([]fwk.NodeInfo, map[string]bool, map[string]int, error) {
-	var feasible []fwk.NodeInfo
+func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.Pod, pre *fwk.PreFilterResult, in gangplugin.PlanInput, view func(fwk.NodeInfo) fwk.NodeInfo, toFind int, verdicts map[string]*fwk.Status, kept *keptSet, devices, reuseFits bool, bufs *passBufs) ([]fwk.NodeInfo, map[string]bool, map[string]int, error) {
+	feasible := bufs.feasible[:0]
+	defer func() { bufs.feasible = feasible[:0] }()
 	var unfiltered map[string]bool
 	reasons := map[string]int{}
 	n := len(in.Nodes)
@@ -745,8 +752,8 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	// whose verdicts are not known are filtered in parallel, as the scheduler filters, and the
 	// chunk is then read in order: what is found, and where the next search starts, are those
 	// of one node at a time.
-	chunk := make([]candidate, 0, min(toFind, n))
-	var toFilter []int
+	chunk, toFilter := bufs.chunk[:0], bufs.toFilter[:0]
+	defer func() { bufs.chunk, bufs.toFilter = chunk[:0], toFilter[:0] }()
 	for tried < n && len(feasible) < toFind {
 		chunk, toFilter = chunk[:0], toFilter[:0]
 		for range min(toFind-len(feasible), n-tried) {
@@ -821,6 +828,15 @@ func (pl *Planner) feasible(ctx context.Context, state fwk.CycleState, pod *v1.P
 	return feasible, unfiltered, reasons, nil
 }
 
+// passBufs are a pass's buffers for its members' searches and scores, reused member after
+// member: what feasible returns is valid until the next member's search.
+type passBufs struct {
+	chunk    []candidate
+	toFilter []int
+	feasible []fwk.NodeInfo
+	scores   scoreBufs
+}
+
 // candidate is a node a search tries, with its verdict.
 type candidate struct {
 	node fwk.NodeInfo
@@ -863,6 +879,8 @@ type scoreUse struct {
 	memo *scoreMemo
 	key  string
 	kept *keptScores
+	// bufs are the pass's, for every member's scores.
+	bufs *scoreBufs
 }
 
 // keptScores is a pass's access to the raw scores of earlier passes: nodes is the number of
@@ -897,26 +915,29 @@ func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 			}
 		}
 	}
-	var scores []fwk.NodePluginScores
+	var totals []int64
 	if raw != nil {
 		var err error
-		if scores, err = pl.scoreKept(ctx, state, pod, feasible, raw, kept, copied); err != nil {
+		if totals, err = pl.scoreKept(ctx, state, pod, feasible, raw, kept, copied, scoring.bufs); err != nil {
 			return nil, err
 		}
 	} else {
-		var st *fwk.Status
-		if scores, st = pl.fw.RunScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+		scores, st := pl.fw.RunScorePlugins(ctx, state, pod, feasible)
+		if !st.IsSuccess() {
 			return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
 		}
 		pl.scoredNodes.Add(int64(len(feasible)))
+		totals = make([]int64, len(scores))
+		for i := range scores {
+			totals[i] = scores[i].TotalScore
+		}
 	}
 	var gangScore func(fwk.NodeInfo) int64
 	if in.Score != nil {
 		gangScore = in.Score(pod, placed)
 	}
 	bestAt, bestScore := 0, int64(-1)
-	for i, s := range scores {
-		total := s.TotalScore
+	for i, total := range totals {
 		if gangScore != nil {
 			total += pl.gangWeight * gangScore(feasible[i])
 		}

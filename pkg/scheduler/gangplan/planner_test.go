@@ -474,6 +474,8 @@ func scoreApart(ns []*v1.Node, taints bool) {
 // (every fill, a preferred zone, PreferNoSchedule taints, the members' image on some), a gang
 // of members alike is placed on the same nodes with it as without it, and each node is
 // scored about once instead of once per member (the nodes the members before took, again).
+// With the memo the pass totals the scores itself (normalizer), without it the framework does:
+// the same placements also show the two normalize and weigh alike.
 func TestScoreMemoKeepsThePlan(t *testing.T) {
 	ns, running := filledNodes(60)
 	scoreApart(ns, true)
@@ -499,6 +501,9 @@ func TestScoreMemoKeepsThePlan(t *testing.T) {
 			for _, memo := range []bool{false, true} {
 				pl := buildPlanner(t, tc.dra)
 				pl.SetScoreMemo(memo)
+				if !pl.OwnNormalizer() {
+					t.Fatal("the planner totals scores through the framework: its own normalizer is not compared")
+				}
 				res, err := pl.Plan(context.Background(), in)
 				if err != nil {
 					t.Fatal(err)

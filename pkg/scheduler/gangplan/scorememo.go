@@ -123,13 +123,15 @@ func scoreKeyAcrossPasses(key string, scorePlugins []string, skip func(string) b
 	return key
 }
 
-// scoreKept scores pod on feasible as RunScorePlugins does, taking the raw scores kept in raw
-// (this pass's) and kept (earlier passes', by node generation; nil: none) and keeping in both
-// those it computes (in kept only for nodes not copied by the pass, whose entries would
-// replace the node's own); PreScore ran.
-func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, raw map[string][]fwk.PluginScore, kept map[string]keptScore, copied func(string) bool) ([]fwk.NodePluginScores, error) {
-	scores := make([]fwk.NodePluginScores, len(feasible))
-	var todo []int
+// scoreKept scores pod on feasible as RunScorePlugins does and returns each node's total (in
+// bufs: valid until its next use), taking the raw scores kept in raw (this pass's) and kept
+// (earlier passes', by node generation; nil: none) and keeping in both those it computes (in
+// kept only for nodes not copied by the pass, whose entries would replace the node's own);
+// PreScore ran.
+func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.Pod, feasible []fwk.NodeInfo, raw map[string][]fwk.PluginScore, kept map[string]keptScore, copied func(string) bool, bufs *scoreBufs) ([]int64, error) {
+	bufs.rows = sized(bufs.rows, len(feasible))
+	rows := bufs.rows
+	todo := bufs.todo[:0]
 	for i, n := range feasible {
 		name := n.Node().Name
 		r, ok := raw[name]
@@ -140,17 +142,16 @@ func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.
 				r, ok = k.raw, true
 			}
 		}
-		if ok {
-			scores[i] = fwk.NodePluginScores{Name: name, RawScores: r}
-			continue
+		rows[i] = r
+		if !ok {
+			todo = append(todo, i)
 		}
-		todo = append(todo, i)
 	}
+	bufs.todo = todo
 	errs := make([]*fwk.Status, len(todo))
 	run := func(j int) {
 		i := todo[j]
-		r, st := pl.fw.RunRawScorePlugins(ctx, state, pod, feasible[i])
-		scores[i], errs[j] = fwk.NodePluginScores{Name: feasible[i].Node().Name, RawScores: r}, st
+		rows[i], errs[j] = pl.fw.RunRawScorePlugins(ctx, state, pod, feasible[i])
 	}
 	if len(todo) == 1 {
 		run(0)
@@ -163,15 +164,30 @@ func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.
 		}
 	}
 	for _, i := range todo {
-		name := scores[i].Name
-		raw[name] = scores[i].RawScores
+		name := feasible[i].Node().Name
+		raw[name] = rows[i]
 		if kept != nil && !copied(name) {
-			kept[name] = keptScore{generation: feasible[i].GetGeneration(), raw: scores[i].RawScores}
+			kept[name] = keptScore{generation: feasible[i].GetGeneration(), raw: rows[i]}
 		}
 	}
 	pl.scoredNodes.Add(int64(len(todo)))
+	if pl.norm != nil {
+		totals, err := pl.norm.totals(ctx, state, pod, feasible, rows, bufs)
+		if err != nil {
+			return nil, fmt.Errorf("NormalizeScore of %s: %w", pod.Name, err)
+		}
+		return totals, nil
+	}
+	scores := make([]fwk.NodePluginScores, len(feasible))
+	for i, n := range feasible {
+		scores[i] = fwk.NodePluginScores{Name: n.Node().Name, RawScores: rows[i]}
+	}
 	if st := pl.fw.NormalizeScores(ctx, state, pod, scores); !st.IsSuccess() {
 		return nil, fmt.Errorf("NormalizeScore of %s: %w", pod.Name, st.AsError())
 	}
-	return scores, nil
+	totals := make([]int64, len(scores))
+	for i := range scores {
+		totals[i] = scores[i].TotalScore
+	}
+	return totals, nil
 }
