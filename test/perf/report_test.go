@@ -68,7 +68,7 @@ func TestPerf(t *testing.T) {
 func runWorkload(t *testing.T, root string, wl Workload) []Result {
 	var cfgs []Config
 	for _, c := range configs {
-		if !c.GangsOnly || wl.Gangs > 0 {
+		if (!c.GangsOnly || wl.Gangs > 0) && (!c.OneGangOnly || wl.Gangs == 1) {
 			cfgs = append(cfgs, c)
 		}
 	}
@@ -144,7 +144,7 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\nWritten by `make perf` on %s (%d CPUs, %s/%s) in %s. Absolute figures depend on the machine; the ratios against the default profile measured in the same run are the headline.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, took.Round(time.Second))
-	fmt.Fprintf(&b, "## Scheduling throughput\n\nReal kube-apiserver and etcd; nodes are Node objects (8 GPUs each, no kubelet); every pod asks for 1 GPU. All pods exist before the scheduler starts, but in the workload \"created while the scheduler runs\", whose pods are created (in parallel) once the scheduler has bound a probe pod; throughput is measured between the first and the last bind as the watch delivers them. Each configuration and workload runs %d times on a fresh control plane, the configurations taking turns in a rotated order; the median run (by pods/s) is reported, with the slowest and fastest rates (the machine is shared by etcd, the API server, the harness and the scheduler). Gang times are from the scheduler's start (in the workload created while the scheduler runs: from the last member's creation) to the gang's last bind. Waste: GPU-seconds held by bound members of gangs that were never complete. API writes: the API server's mutating requests (its apiserver_request_total) from the scheduler's start until 3 s after its last write (so that the gang statuses still queued at the last bind count; lease renewals aside), when it is the only writer (the creations of a workload created while it runs are taken out), per bound pod (1 is the bind alone). The default and in-tree configurations run with kube-scheduler's own feature defaults; Phalanx with its own (NominatedNodeNameForExpectation off, see docs/architecture.md, \"One pass per gang\").\n\n", max(*repeat, 1))
+	fmt.Fprintf(&b, "## Scheduling throughput\n\nReal kube-apiserver and etcd; nodes are Node objects (8 GPUs each, no kubelet); every pod asks for 1 GPU. All pods exist before the scheduler starts, but in the workload \"created while the scheduler runs\", whose pods are created (in parallel) once the scheduler has bound a probe pod; throughput is measured between the first and the last bind as the watch delivers them. Each configuration and workload runs %d times on a fresh control plane, the configurations taking turns in a rotated order; the median run (by pods/s) is reported, with the slowest and fastest rates (the machine is shared by etcd, the API server, the harness and the scheduler). Gang times are from the scheduler's start (in the workload created while the scheduler runs: from the last member's creation) to the gang's last bind. Waste: GPU-seconds held by bound members of gangs that were never complete. API writes: the API server's mutating requests (its apiserver_request_total) from the scheduler's start until 3 s after its last write (so that the gang statuses still queued at the last bind count; lease renewals aside), when it is the only writer (the creations of a workload created while it runs are taken out), per bound pod (1 is the bind alone). The default and in-tree configurations run with kube-scheduler's own feature defaults; Phalanx with its own (NominatedNodeNameForExpectation off, see docs/architecture.md, \"One pass per gang\"). In the workloads of one gang, client-binds is no scheduler: once the pods exist, a client binds each to a node it picks, 128 at once (as many as Phalanx's binder); its rate is the API server's, the most a scheduler binding a whole gang from one decision can show between its first and last bind on this machine, and its gang time is from its first bind call.\n\n", max(*repeat, 1))
 	b.WriteString("| workload | config | bound | pods/s (min–max) | × default | gang p50 | gang p90 | gang p99 | CPU s | × in-tree CPU | peak RSS MiB | incomplete gangs | waste GPU·s | API writes / pod |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		ratio, cpuRatio := "", ""
@@ -183,6 +183,10 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 			}
 			if d.GangP99 > 0 {
 				parts = append(parts, fmt.Sprintf("gang p99 %s, %.2f × default's (target ≤ 1.0): %s", p.GangP99.Round(10*time.Millisecond), float64(p.GangP99)/float64(d.GangP99), verdict(p.GangP99 <= d.GangP99)))
+			}
+			if c := find(results, "client-binds", wl.Name); c != nil && c.PodsPerSecond > 0 && it != nil {
+				parts = append(parts, fmt.Sprintf("the API server's bind rate for the same pods (client-binds) %.0f pods/s: Phalanx binds at %.2f of it, in-tree at %.2f (2.0 × in-tree needs in-tree below 0.5 of it)",
+					c.PodsPerSecond, p.PodsPerSecond/c.PodsPerSecond, it.PodsPerSecond/c.PodsPerSecond))
 			}
 			if wl.Gangs == 1 && wl.Arrive {
 				parts = append(parts, fmt.Sprintf("the %d-pod gang placed %s after its last member existed (target ≤ 1.5s): %s", wl.GangSize, p.GangP99.Round(10*time.Millisecond), verdict(p.GangP99 <= 1500*time.Millisecond)))
@@ -336,6 +340,9 @@ func plotThroughput(path string, results []Result) error {
 	}
 	w := vg.Points(12)
 	for i, cfg := range configs {
+		if cfg.ClientBinds > 0 {
+			continue // not a scheduler
+		}
 		var vals plotter.Values
 		for _, wl := range workloads() {
 			v := 0.0

@@ -69,8 +69,9 @@ type Config struct {
 	FeatureGates string
 	// Phalanx: the phalanx-scheduler profile (else the default profile named SchedulerName).
 	Phalanx bool
-	// GangsOnly: the configuration runs only workloads with gangs.
-	GangsOnly bool
+	// GangsOnly: the configuration runs only workloads with gangs; OneGangOnly only those of
+	// one gang.
+	GangsOnly, OneGangOnly bool
 	// Args are more phalanx-scheduler flags.
 	Args []string
 	// ClientBinds > 0: no scheduler; once the pods exist, a client of the harness binds them
@@ -88,16 +89,18 @@ var configs = []Config{
 	{Name: "phalanx", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true},
 	{Name: "in-tree", SchedulerName: "perf-intree", Gangs: "workload", FeatureGates: "GenericWorkload=true,NominatedNodeNameForExpectation=true"},
 	{Name: "phalanx-wl", SchedulerName: scheduler.SchedulerName, Gangs: "workload", Phalanx: true, GangsOnly: true},
+	// The API server's bind rate for a gang bound at once, with as many binds in flight as
+	// Phalanx's binder (gangcycle.MaxConcurrentBinds): what any scheduler that binds a whole
+	// gang from one decision is held to between its first and last bind.
+	{Name: "client-binds", SchedulerName: "none", ClientBinds: 128, OneGangOnly: true},
 }
 
 // otherConfigs are not in the report: TestPerfOne runs them, to compare one change.
 var otherConfigs = []Config{
 	// Every gang member in a cycle of its own, as before pkg/scheduler/gangcycle.
 	{Name: "phalanx-member-cycles", SchedulerName: scheduler.SchedulerName, Gangs: "podgang", Phalanx: true, Args: []string{"--member-cycles"}},
-	// The API server's bind rate, with as many binds in flight as the gang Binder allows
-	// (gangcycle.MaxConcurrentBinds) and with others.
+	// The API server's bind rate with fewer and more binds in flight than client-binds.
 	{Name: "client-binds-32", SchedulerName: "none", ClientBinds: 32},
-	{Name: "client-binds-128", SchedulerName: "none", ClientBinds: 128},
 	{Name: "client-binds-512", SchedulerName: "none", ClientBinds: 512},
 }
 
