@@ -116,7 +116,7 @@ func (n *normalizer) totals(ctx context.Context, state fwk.CycleState, pod *v1.P
 		for i := range list {
 			s := list[i].Score
 			if s > fwk.MaxScore || s < fwk.MinScore {
-				return nil, fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.name, s, fwk.MinScore, fwk.MaxScore)
+				return nil, fmt.Errorf("plugin %q normalized the score of node %s to %d, outside [%d, %d]", p.name, feasible[i].Node().Name, s, fwk.MinScore, fwk.MaxScore)
 			}
 			totals[i] += s * p.weight
 		}
