@@ -151,7 +151,7 @@ func writeReport(dir string, results []Result, preempts []PreemptionResult, upda
 		if d := find(results, "default", r.Workload); d != nil && d.PodsPerSecond > 0 {
 			ratio = fmt.Sprintf("%.2f", r.PodsPerSecond/d.PodsPerSecond)
 		}
-		if it := find(results, "in-tree", r.Workload); it != nil && it.CPUSeconds > 0 && strings.Contains(r.Workload, "gangs") {
+		if it := find(results, "in-tree", r.Workload); it != nil && it.CPUSeconds > 0 && strings.Contains(r.Workload, "gang") {
 			cpuRatio = fmt.Sprintf("%.2f", r.CPUSeconds/it.CPUSeconds)
 		}
 		gang := func(d time.Duration) string {
