@@ -246,18 +246,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		}); err != nil {
 			t.Fatalf("creating gangs: %v", err)
 		}
-		type item struct {
-			name, gang string
-		}
-		var items []item
-		for g := 0; g < wl.Gangs; g++ {
-			for i := 0; i < wl.GangSize; i++ {
-				items = append(items, item{fmt.Sprintf("gang-%d-%d", g, i), fmt.Sprintf("gang-%d", g)})
-			}
-		}
-		for i := 0; i < wl.Plain; i++ {
-			items = append(items, item{name: fmt.Sprintf("plain-%d", i)})
-		}
+		items := workloadPods(wl)
 		for _, it := range items {
 			if it.gang != "" {
 				gangOf[it.name] = it.gang
@@ -486,6 +475,26 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	return r
 }
 
+// workloadPod is a pod of a workload: its name, and its gang's ("" for a plain pod).
+type workloadPod struct {
+	name, gang string
+}
+
+// workloadPods are wl's pods in the order they are created: gang g's members gang-g-0.., then
+// the plain pods.
+func workloadPods(wl Workload) []workloadPod {
+	var out []workloadPod
+	for g := 0; g < wl.Gangs; g++ {
+		for i := 0; i < wl.GangSize; i++ {
+			out = append(out, workloadPod{fmt.Sprintf("gang-%d-%d", g, i), fmt.Sprintf("gang-%d", g)})
+		}
+	}
+	for i := 0; i < wl.Plain; i++ {
+		out = append(out, workloadPod{name: fmt.Sprintf("plain-%d", i)})
+	}
+	return out
+}
+
 // bindTimeline is when the first bind, each eighth of the binds and the last were seen,
 // from start: where a run's rate was lost (a slow start, a slow middle, a tail).
 func bindTimeline(bound map[string]time.Time, start time.Time) string {
@@ -509,41 +518,22 @@ func bindTimeline(bound map[string]time.Time, start time.Time) string {
 // and plain pod j in the order the workload creates them, 8 to a node, from the first node the
 // prefill left free.
 func bindDirect(ctx context.Context, kube kubernetes.Interface, wl Workload, prefilled, workers int) error {
-	var names []string
-	for g := 0; g < wl.Gangs; g++ {
-		for i := 0; i < wl.GangSize; i++ {
-			names = append(names, fmt.Sprintf("gang-%d-%d", g, i))
-		}
-	}
-	for i := 0; i < wl.Plain; i++ {
-		names = append(names, fmt.Sprintf("plain-%d", i))
+	items := workloadPods(wl)
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.name
 	}
 	if len(names) > (wl.Nodes-prefilled)*8 {
 		return fmt.Errorf("%d pods do not fit %d free nodes of 8 GPUs", len(names), wl.Nodes-prefilled)
 	}
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names[k]},
-					Target: corev1.ObjectReference{Kind: "Node", Name: fmt.Sprintf("perf-node-%d", prefilled+k/8)}}
-				if err := kube.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
-					once.Do(func() { first = fmt.Errorf("pod %s: %w", names[k], err) })
-				}
-			}
-		}()
-	}
-	for k := range names {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
-	return first
+	return parallelN(workers, len(names), func(k int) error {
+		b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names[k]},
+			Target: corev1.ObjectReference{Kind: "Node", Name: fmt.Sprintf("perf-node-%d", prefilled+k/8)}}
+		if err := kube.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("pod %s: %w", names[k], err)
+		}
+		return nil
+	})
 }
 
 // saveMetrics writes the scheduler's /metrics (served on port without credentials) to
@@ -824,12 +814,15 @@ func createNodesLabelled(ctx context.Context, kube kubernetes.Interface, n int, 
 }
 
 // parallel runs f(0..n-1) on 32 workers and returns the first error.
-func parallel(n int, f func(i int) error) error {
+func parallel(n int, f func(i int) error) error { return parallelN(32, n, f) }
+
+// parallelN runs f(0..n-1) on workers goroutines and returns the first error.
+func parallelN(workers, n int, f func(i int) error) error {
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
 	next := make(chan int)
-	for w := 0; w < 32; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -927,10 +927,7 @@ func (pl *Planner) best(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 			return nil, fmt.Errorf("Score of %s: %w", pod.Name, st.AsError())
 		}
 		pl.scoredNodes.Add(int64(len(feasible)))
-		totals = make([]int64, len(scores))
-		for i := range scores {
-			totals[i] = scores[i].TotalScore
-		}
+		totals = totalsOf(scores)
 	}
 	var gangScore func(fwk.NodeInfo) int64
 	if in.Score != nil {

@@ -185,9 +185,14 @@ func (pl *Planner) scoreKept(ctx context.Context, state fwk.CycleState, pod *v1.
 	if st := pl.fw.NormalizeScores(ctx, state, pod, scores); !st.IsSuccess() {
 		return nil, fmt.Errorf("NormalizeScore of %s: %w", pod.Name, st.AsError())
 	}
+	return totalsOf(scores), nil
+}
+
+// totalsOf is each node's TotalScore of scores.
+func totalsOf(scores []fwk.NodePluginScores) []int64 {
 	totals := make([]int64, len(scores))
 	for i := range scores {
 		totals[i] = scores[i].TotalScore
 	}
-	return totals, nil
+	return totals
 }
