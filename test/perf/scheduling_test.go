@@ -328,7 +328,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	if cfg.ClientBinds > 0 {
 		if wl.Arrive {
 			create()
-			writesBefore["pods"] += float64(pods)
+			countCreations(writesBefore, cfg, wl, pods)
 		}
 		start := time.Now()
 		// A client of its own, not rate-limited (the harness's allows 2,000 requests/s).
@@ -352,13 +352,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		<-done
 		r := summarize(cfg, wl, pods, bound, gangOf, start, 0, 0)
 		t.Logf("%s: binds seen by the watch, from the first bind call: %s", cfg.Name, bindTimeline(bound, start))
-		r.Writes = map[string]float64{}
-		for res, n := range writesAfter {
-			if d := n - writesBefore[res]; d > 0 {
-				r.Writes[res] = d
-				r.WritesPerPod += d / float64(max(r.Bound, 1))
-			}
-		}
+		r.Writes, r.WritesPerPod = writesSince(writesBefore, writesAfter, r.Bound)
 		return r
 	}
 	sched, start, err := startScheduler(root, dir, cluster.Kubeconfig, cfg, pprofPort)
@@ -411,16 +405,7 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 		}
 		create()
 		start = time.Now()
-		writesBefore["pods"] += float64(pods)
-		if wl.DRA {
-			writesBefore["resourceclaims"] += float64(pods)
-		}
-		switch cfg.Gangs {
-		case "podgang":
-			writesBefore["podgangs"] += float64(wl.Gangs)
-		case "workload":
-			writesBefore["podgroups"] += float64(wl.Gangs)
-		}
+		countCreations(writesBefore, cfg, wl, pods)
 	}
 	runUntilQuiet(t, sched, filepath.Join(dir, "scheduler-"+cfg.Name+".log"), start, 10*time.Minute, func() (int, bool) {
 		mu.Lock()
@@ -458,21 +443,44 @@ func runScheduling(t *testing.T, root string, cfg Config, wl Workload) Result {
 	defer mu.Unlock()
 	r := summarize(cfg, wl, pods, bound, gangOf, start, cpu, rss)
 	t.Logf("%s: binds seen by the watch, from the scheduler's start: %s", cfg.Name, bindTimeline(bound, start))
-	r.Writes = map[string]float64{}
-	var writes float64
-	for res, n := range writesAfter {
-		if d := n - writesBefore[res]; d > 0 {
-			r.Writes[res] = d
-			writes += d
-		}
-	}
-	if r.Bound > 0 {
-		r.WritesPerPod = writes / float64(r.Bound)
-	}
+	r.Writes, r.WritesPerPod = writesSince(writesBefore, writesAfter, r.Bound)
 	if boundNow != len(bound) {
 		t.Logf("%s/%s: the watch saw %d binds, the API holds %d", cfg.Name, wl.Name, len(bound), boundNow)
 	}
 	return r
+}
+
+// countCreations adds to writes (the API server's counts before a workload created while the
+// scheduler runs) the workload's own creations under cfg, so that they are not counted as the
+// scheduler's: its pods, their claims, its gang objects.
+func countCreations(writes map[string]float64, cfg Config, wl Workload, pods int) {
+	writes["pods"] += float64(pods)
+	if wl.DRA {
+		writes["resourceclaims"] += float64(pods)
+	}
+	switch cfg.Gangs {
+	case "podgang":
+		writes["podgangs"] += float64(wl.Gangs)
+	case "workload":
+		writes["podgroups"] += float64(wl.Gangs)
+	}
+}
+
+// writesSince is the API server's writes by resource from before to after (those that grew),
+// and their sum per bound pod (0 when none is bound).
+func writesSince(before, after map[string]float64, bound int) (map[string]float64, float64) {
+	out := map[string]float64{}
+	var total float64
+	for res, n := range after {
+		if d := n - before[res]; d > 0 {
+			out[res] = d
+			total += d
+		}
+	}
+	if bound == 0 {
+		return out, 0
+	}
+	return out, total / float64(bound)
 }
 
 // workloadPod is a pod of a workload: its name, and its gang's ("" for a plain pod).
