@@ -183,10 +183,11 @@ func NewWithDRA(ctx context.Context, profile *config.KubeSchedulerProfile, perce
 		filters = append(filters, p.Name)
 	}
 	pl := &Planner{fw: fw, lister: lister, percentage: percentage, gangWeight: weight, dra: withDRA, draView: view, volumes: withVolumes, memo: memoAllowed(profile, filters), scoreMemo: true}
-	for _, p := range fw.ListPlugins().Score.Enabled {
+	scoring := fw.ListPlugins().Score.Enabled
+	for _, p := range scoring {
 		pl.scorePlugins = append(pl.scorePlugins, p.Name)
 	}
-	pl.norm = newNormalizer(fw.ListPlugins().Score.Enabled, built)
+	pl.norm = newNormalizer(scoring, built)
 	if f := fw.SharedInformerFactory(); f != nil {
 		pl.claims = f.Core().V1().PersistentVolumeClaims().Lister()
 	}
