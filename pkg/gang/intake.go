@@ -143,7 +143,7 @@ func (s *Store) DeleteSpec(k Key, final bool) {
 	} else {
 		delete(s.reserving, k)
 	}
-	e.spec, e.reused, e.establishedAt, e.domain = nil, nil, time.Time{}, ""
+	e.spec, e.reused, e.establishedAt, e.domain, e.readBackWoken = nil, nil, time.Time{}, "", false
 	e.unconfirmed = nil // the object is gone: no reservation of it is on its way
 	s.notePriorityLocked(k, false)
 	s.dropIfEmptyLocked(k, e)
@@ -407,6 +407,36 @@ func (s *Store) Establish(k Key) bool {
 	defer s.mu.Unlock()
 	e = s.gangs[k]
 	return e != nil && s.establishLocked(k, e)
+}
+
+// ReadBackEstablished reports, once per gang, that it is established by its object's record
+// (Scheduled=True) rather than by a quorum this store saw bind: true the first time it is so
+// with a member bound. A restarted scheduler that lists the object before the bound pods
+// becomes established at the first bound pod it reads, and Establish has nothing to do then
+// (the quorum may be short: a member left while no scheduler ran); the members that wait for
+// the establishment (surge members, replacements, scaled gangs) are to be woken as
+// Establish's are.
+func (s *Store) ReadBackEstablished(k Key) bool {
+	s.mu.RLock()
+	e := s.gangs[k]
+	may := e != nil && readBackLocked(e)
+	s.mu.RUnlock()
+	if !may {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e = s.gangs[k]
+	if e == nil || !readBackLocked(e) {
+		return false
+	}
+	e.readBackWoken = true
+	return true
+}
+
+// readBackLocked: e is established by its object's record alone and was not reported so.
+func readBackLocked(e *entry) bool {
+	return !e.readBackWoken && e.establishedAt.IsZero() && establishedLocked(e)
 }
 
 // mayEstablish: e has an object, is not established and its quorum is bound.

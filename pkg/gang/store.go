@@ -69,6 +69,9 @@ type entry struct {
 	members map[string]*member // by pod name
 	// establishedAt is when this scheduler saw the quorum bind; zero when it did not.
 	establishedAt time.Time
+	// readBackWoken: ReadBackEstablished reported the gang established by its object's
+	// record (a restart), so that its waiting members were woken once.
+	readBackWoken bool
 	backoffUntil  time.Time
 	backoffReason string
 	wait          Wait

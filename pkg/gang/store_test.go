@@ -225,6 +225,33 @@ func TestEstablishedLifecycle(t *testing.T) {
 // A quorum bound as the informer reports it is still binding until Establish runs: a status
 // writer reading the gang between the two would write it "waiting for its quorum" once more
 // (the status read with the counts, not by a second call that may see a later bind).
+// A gang whose object records it established (Scheduled=True), read before its pods (a
+// restart): established at its first bound member, which ReadBackEstablished reports once, so
+// that its waiting members are woken; never for a gang this store established itself.
+func TestReadBackEstablished(t *testing.T) {
+	s, _ := newTestStore()
+	sp := spec("g", "w:3")
+	sp.Scheduled = true
+	s.SetSpec(sp)
+	s.UpsertPod(pod("g", "w", 9)) // a pending replacement, read first
+	if s.ReadBackEstablished(key("g")) || s.Established(key("g")) {
+		t.Fatal("established with no member bound")
+	}
+	s.UpsertPod(pod("g", "w", 0, bound))
+	if !s.Established(key("g")) || !s.ReadBackEstablished(key("g")) {
+		t.Fatal("the first bound member of a gang recorded Scheduled: not reported established")
+	}
+	s.UpsertPod(pod("g", "w", 1, bound))
+	if s.ReadBackEstablished(key("g")) {
+		t.Error("reported twice")
+	}
+	s.SetSpec(spec("own", "w:1"))
+	s.UpsertPod(pod("own", "w", 0, bound))
+	if !s.Establish(key("own")) || s.ReadBackEstablished(key("own")) {
+		t.Error("a gang this store established is reported as read back")
+	}
+}
+
 func TestBindingUntilEstablished(t *testing.T) {
 	s, _ := newTestStore()
 	s.SetSpec(spec("g", "w:2"))

@@ -141,8 +141,18 @@ func (p *Adapter) onPod(obj any) {
 		p.gate(k, pod)
 	}
 	p.status.Enqueue(k)
-	if pod.Spec.NodeName != "" && p.establish(k) {
-		p.established(klog.Background(), k)
+	if pod.Spec.NodeName != "" {
+		switch {
+		case p.establish(k):
+			p.established(klog.Background(), k)
+		case p.store.ReadBackEstablished(k):
+			// Established by its object's record (a restart): no event, no new status, but
+			// the members that waited for it go, as after Establish.
+			logger := klog.Background()
+			logger.V(2).Info("Gang established by its object's record", "gang", k.String())
+			p.activate(logger, k)
+			p.activatePods(logger, p.store.PendingPodsBasedOn(k))
+		}
 	}
 	// Only a new or just-ungated member can admit its siblings; status writes of members (the
 	// scheduler's own PodScheduled=False among them) wake nobody. The member itself is woken
