@@ -396,17 +396,7 @@ func (s *Store) MarkBound(pod *v1.Pod, node string) bool {
 func (s *Store) Establish(k Key) bool {
 	// Every bound member's informer event asks; only the one that completes the quorum
 	// establishes: the others are answered under the read lock.
-	s.mu.RLock()
-	e := s.gangs[k]
-	may := e != nil && mayEstablish(e)
-	s.mu.RUnlock()
-	if !may {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e = s.gangs[k]
-	return e != nil && s.establishLocked(k, e)
+	return s.checkThenSet(k, mayEstablish, func(e *entry) bool { return s.establishLocked(k, e) })
 }
 
 // ReadBackEstablished reports, once per gang, that it is established by its object's record
@@ -417,26 +407,32 @@ func (s *Store) Establish(k Key) bool {
 // the establishment (surge members, replacements, scaled gangs) are to be woken as
 // Establish's are.
 func (s *Store) ReadBackEstablished(k Key) bool {
-	s.mu.RLock()
-	e := s.gangs[k]
-	may := e != nil && readBackLocked(e)
-	s.mu.RUnlock()
-	if !may {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e = s.gangs[k]
-	if e == nil || !readBackLocked(e) {
-		return false
-	}
-	e.readBackWoken = true
-	return true
+	return s.checkThenSet(k, readBackLocked, func(e *entry) bool {
+		e.readBackWoken = true
+		return true
+	})
 }
 
 // readBackLocked: e is established by its object's record alone and was not reported so.
 func readBackLocked(e *entry) bool {
 	return !e.readBackWoken && e.establishedAt.IsZero() && establishedLocked(e)
+}
+
+// checkThenSet is set's answer for k's entry under the write lock when may holds for it, and
+// false without taking the write lock when may does not hold under the read lock (the common
+// answer of the calls made for every informer event); may is asked again under the write lock.
+func (s *Store) checkThenSet(k Key, may func(*entry) bool, set func(*entry) bool) bool {
+	s.mu.RLock()
+	e := s.gangs[k]
+	ok := e != nil && may(e)
+	s.mu.RUnlock()
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e = s.gangs[k]
+	return e != nil && may(e) && set(e)
 }
 
 // mayEstablish: e has an object, is not established and its quorum is bound.
